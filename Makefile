@@ -1,0 +1,52 @@
+# PGXS build of the gpu_dbscan extension.  The PostgreSQL glue (src/*.c) is
+# compiled here; the clustering core (src/core, cuda/) is a static archive built
+# by CMake into build/ and linked in.
+EXTENSION   = gpu_dbscan
+MODULE_big  = gpu_dbscan
+DATA        = gpu_dbscan--0.1.sql
+PGFILEDESC  = "gpu_dbscan - DBSCAN clustering of PostGIS geometries on the GPU"
+
+OBJS = $(patsubst %.c,%.o,$(wildcard src/*.c))
+
+REGRESS      = $(patsubst sql/%.sql,%,$(sort $(wildcard sql/*.sql)))
+REGRESS_OPTS = --inputdir=. --load-extension=postgis
+
+PG_CONFIG ?= pg_config
+CMAKE     ?= cmake
+CORE_BUILD ?= build
+CORE_LIB   = $(CORE_BUILD)/libgd_core.a
+CUDA_HOME ?= /usr/local/cuda
+
+# Debian's PostgreSQL is built with LLVM; the C++/CUDA archive has no bitcode.
+override with_llvm = no
+
+PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)/src/core
+SHLIB_LINK += $(CORE_LIB) -lstdc++ -lpthread -lm
+
+# The CUDA back end is built when nvcc is there (WITH_CUDA=no builds the CPU
+# path alone); the CUDA runtime is linked statically, so the server needs no
+# libcudart and the module loads on machines without a GPU.
+WITH_CUDA ?= $(if $(wildcard $(CUDA_HOME)/bin/nvcc),yes,no)
+ifeq ($(WITH_CUDA),yes)
+SHLIB_LINK += -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/targets/x86_64-linux/lib -lcudart_static -ldl -lrt
+CMAKE_CUDA_FLAGS = -DGD_WITH_CUDA=ON -DCMAKE_CUDA_COMPILER=$(CUDA_HOME)/bin/nvcc
+else
+CMAKE_CUDA_FLAGS = -DGD_WITH_CUDA=OFF
+endif
+
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+# The archive is brought up to date (CMake decides what to rebuild) before
+# the shared library is linked.
+$(shlib): core
+
+.PHONY: core
+core:
+	$(CMAKE) -S . -B $(CORE_BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_CUDA_FLAGS) >/dev/null
+	$(CMAKE) --build $(CORE_BUILD) --target gd_core -j$$(nproc)
+
+clean: clean-core
+.PHONY: clean-core
+clean-core:
+	rm -rf $(CORE_BUILD)

@@ -1,0 +1,173 @@
+/*
+ * gd_core.h — the C API of the gpu_dbscan clustering core.
+ *
+ * The core is C++ (and CUDA) with no PostgreSQL header.  This header is the
+ * only thing the PostgreSQL glue in src/ includes from it.  Every entry point
+ * catches every exception and reports through gd_error, so no C++ exception
+ * ever reaches a PostgreSQL frame, and the core never calls back into the
+ * backend (cancellation is a poll of a flag through should_cancel).
+ *
+ * Semantics are those of PostGIS ST_ClusterDBSCAN (see README.md):
+ *   - rows are clustered in their partition order (row index 0..nrows-1);
+ *   - q is a neighbour of p when sqrt(dx*dx + dy*dy) <= eps in IEEE double
+ *     (no fused multiply-add); a point is its own neighbour;
+ *   - core: at least minpoints neighbours; clusters: core points connected
+ *     through core points; a border point joins the cluster of its core
+ *     neighbour with the smallest row index; everything else is noise;
+ *   - minpoints <= 1: every non-NULL row is clustered (an EMPTY row alone);
+ *   - minpoints >= 2 and nrows <= minpoints: every row is noise (PostGIS
+ *     gives up before looking at the rows in that case);
+ *   - ids are 0..k-1, numbered by each cluster's first row; noise and NULL
+ *     rows get GD_NOISE.
+ */
+#ifndef GD_CORE_H
+#define GD_CORE_H
+
+#ifdef POSTGRES_H
+#error "gd_core.h is the core's API; the core itself must not see postgres.h"
+#endif
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* cluster id of a row that is noise, NULL, or an EMPTY geometry with minpoints >= 2 */
+#define GD_NOISE (-1)
+
+typedef enum gd_status
+{
+	GD_OK = 0,
+	GD_ERR_INVALID,				/* bad argument: message says which */
+	GD_ERR_NOMEM,				/* host allocation failed */
+	GD_ERR_CANCELLED,			/* should_cancel returned nonzero */
+	GD_ERR_NO_DEVICE,			/* GPU asked for but none usable */
+	GD_ERR_DEVICE,				/* CUDA driver/runtime error */
+	GD_ERR_DEVICE_NOMEM,		/* device out of memory even at the smallest batch */
+	GD_ERR_INTERNAL				/* a bug: message has the details */
+} gd_status;
+
+typedef struct gd_error
+{
+	gd_status	status;
+	char		message[512];
+} gd_error;
+
+/* What each row of a partition holds. */
+typedef enum gd_row_kind
+{
+	GD_ROW_POINT = 0,			/* a non-empty point: x[i], y[i] are its coordinates */
+	GD_ROW_EMPTY = 1,			/* an EMPTY geometry: never anyone's neighbour */
+	GD_ROW_NULL = 2,			/* a NULL geometry: always GD_NOISE */
+	GD_ROW_OTHER = 3			/* non-point geometry: only for gd_cluster_graph */
+} gd_row_kind;
+
+typedef enum gd_backend
+{
+	GD_BACKEND_CPU = 0,
+	GD_BACKEND_GPU = 1
+} gd_backend;
+
+/* Seconds spent in each phase of the last call, for gpu_dbscan_last_run(). */
+typedef struct gd_run_stats
+{
+	gd_backend	backend;		/* the backend that produced the answer */
+	int64_t		points;			/* non-empty points clustered */
+	int64_t		cells;			/* non-empty grid cells */
+	int64_t		batches;		/* neighbour-search batches (GPU) */
+	double		t_transfer;		/* host<->device copies */
+	double		t_sort;			/* cell keys, sort, cell ranges */
+	double		t_core;			/* core flags */
+	double		t_union;		/* union-find over core pairs */
+	double		t_label;		/* border assignment and ids */
+	double		t_total;
+} gd_run_stats;
+
+typedef struct gd_params
+{
+	double		eps;			/* >= 0, not NaN; +Infinity allowed */
+	int64_t		minpoints;		/* >= 0 */
+	gd_backend	backend;
+	int			threads;		/* CPU threads; 0 = all cores */
+	int			device;			/* CUDA device ordinal for GD_BACKEND_GPU */
+	size_t		device_memory_budget;	/* bytes the GPU path may hold; 0 = default */
+
+	/*
+	 * Polled from the calling thread and worker threads; nonzero stops the
+	 * work and makes the call return GD_ERR_CANCELLED.  It must only read
+	 * flags (it runs on threads the backend does not know about).
+	 */
+	int			(*should_cancel) (void *arg);
+	void	   *cancel_arg;
+} gd_params;
+
+/* Fills *params with defaults (CPU, all cores). */
+void		gd_params_init(gd_params *params);
+
+/*
+ * Clusters one partition of points.  row_kind[i] is GD_ROW_POINT, _EMPTY or
+ * _NULL; x[i], y[i] are read only for points and must be finite.  Writes one
+ * id per row to cluster_ids.  stats may be NULL.
+ */
+gd_status	gd_cluster_points(const double *x, const double *y,
+							  const uint8_t *row_kind, int64_t nrows,
+							  const gd_params *params,
+							  int32_t *cluster_ids,
+							  gd_run_stats *stats, gd_error *err);
+
+/* An axis-aligned box; a point is a box with min == max. */
+typedef struct gd_box
+{
+	double		xmin,
+				ymin,
+				xmax,
+				ymax;
+} gd_box;
+
+/* A neighbour pair of row indexes, i < j. */
+typedef struct gd_pair
+{
+	uint32_t	i,
+				j;
+} gd_pair;
+
+typedef struct gd_pair_list
+{
+	gd_pair    *pairs;			/* owned by the core: free with gd_pair_list_free */
+	int64_t		count;
+} gd_pair_list;
+
+/*
+ * Candidate pairs for non-point geometries: every i < j, both rows
+ * GD_ROW_POINT or GD_ROW_OTHER, whose boxes are within eps of each other
+ * (|gap| <= eps on both axes, inclusive).  The exact test is the caller's.
+ */
+gd_status	gd_candidate_pairs(const gd_box *boxes, const uint8_t *row_kind,
+							   int64_t nrows, double eps, const gd_params *params,
+							   gd_pair_list *out, gd_error *err);
+void		gd_pair_list_free(gd_pair_list *list);
+
+/*
+ * Clusters from an explicit neighbour graph: edges are the pairs that are
+ * within eps (each unordered pair once, no self pairs; every GD_ROW_POINT and
+ * GD_ROW_OTHER row is implicitly its own neighbour).  Same rules and ids as
+ * gd_cluster_points.
+ */
+gd_status	gd_cluster_graph(const uint8_t *row_kind, int64_t nrows,
+							 const gd_pair *edges, int64_t nedges,
+							 int64_t minpoints, int32_t *cluster_ids,
+							 gd_error *err);
+
+/* GPU availability: 1 when a CUDA device can be used, else 0 and a reason. */
+int			gd_gpu_available(int device, gd_error *why);
+
+/* 1 when the library was built with the CUDA backend. */
+int			gd_built_with_cuda(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif							/* GD_CORE_H */
