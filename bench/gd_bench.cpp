@@ -1,0 +1,385 @@
+// gd_bench.cpp — the clustering core alone, CPU against GPU, no PostgreSQL.
+//
+// For every (data set, size, eps) it times gd_cluster_points on each back end
+// (best of --runs), checks that the GPU's ids equal the CPU's row for row (ids
+// are canonical: numbered by each cluster's first row, so equal clusters give
+// equal arrays), and prints Markdown tables ready for BENCHMARKS.md:
+//
+//   gd_bench [--sizes 1M,10M] [--datasets uniform,blobs] [--eps 1,2,5]
+//            [--minpoints 10] [--runs 3] [--threads 0] [--backends cpu,gpu]
+//            [--device 0] [--seed 42]
+#include <sys/utsname.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "datasets.hpp"
+#include "gd_core.h"
+
+namespace {
+
+struct Options {
+  std::vector<int64_t> sizes{1000000, 10000000};
+  std::vector<std::string> datasets{"uniform", "blobs"};
+  std::vector<double> eps{1.0, 2.0, 5.0};
+  int64_t minpoints = 10;
+  int runs = 3;
+  int threads = 0;
+  bool cpu = true;
+  bool gpu = true;
+  int device = 0;
+  uint64_t seed = 42;
+};
+
+[[noreturn]] void usage(const char* why) {
+  std::fprintf(stderr,
+               "gd_bench: %s\n"
+               "usage: gd_bench [--sizes 1M,10M] [--datasets uniform,blobs] [--eps 1,2,5]\n"
+               "                [--minpoints 10] [--runs 3] [--threads 0] [--backends cpu,gpu]\n"
+               "                [--device 0] [--seed 42]\n",
+               why);
+  std::exit(2);
+}
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    size_t comma = s.find(',', start);
+    if (comma == std::string::npos) comma = s.size();
+    if (comma > start) out.push_back(s.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
+// "1M", "10m", "500k", "2500000".
+int64_t parse_size(const std::string& s) {
+  char* end = nullptr;
+  double v = std::strtod(s.c_str(), &end);
+  double mult = 1.0;
+  if (*end == 'k' || *end == 'K') mult = 1e3, end++;
+  else if (*end == 'm' || *end == 'M') mult = 1e6, end++;
+  else if (*end == 'g' || *end == 'G' || *end == 'b' || *end == 'B') mult = 1e9, end++;
+  if (end == s.c_str() || *end != '\0' || !(v > 0)) usage(("bad size: " + s).c_str());
+  double n = v * mult;
+  if (n > static_cast<double>(std::numeric_limits<uint32_t>::max())) usage("size too large");
+  return static_cast<int64_t>(n + 0.5);
+}
+
+Options parse_options(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; i++) {
+    std::string a = argv[i];
+    if (a == "-h" || a == "--help") usage("help");
+    if (i + 1 >= argc) usage(("missing value after " + a).c_str());
+    std::string v = argv[++i];
+    if (a == "--sizes") {
+      o.sizes.clear();
+      for (auto& s : split(v)) o.sizes.push_back(parse_size(s));
+    } else if (a == "--datasets") {
+      o.datasets = split(v);
+    } else if (a == "--eps") {
+      o.eps.clear();
+      for (auto& s : split(v)) o.eps.push_back(std::atof(s.c_str()));
+    } else if (a == "--minpoints") {
+      o.minpoints = std::atoll(v.c_str());
+    } else if (a == "--runs") {
+      o.runs = std::max(1, std::atoi(v.c_str()));
+    } else if (a == "--threads") {
+      o.threads = std::atoi(v.c_str());
+    } else if (a == "--backends") {
+      o.cpu = o.gpu = false;
+      for (auto& b : split(v)) {
+        if (b == "cpu") o.cpu = true;
+        else if (b == "gpu") o.gpu = true;
+        else usage(("unknown backend: " + b).c_str());
+      }
+    } else if (a == "--device") {
+      o.device = std::atoi(v.c_str());
+    } else if (a == "--seed") {
+      o.seed = std::strtoull(v.c_str(), nullptr, 10);
+    } else {
+      usage(("unknown option: " + a).c_str());
+    }
+  }
+  if (o.sizes.empty() || o.datasets.empty() || o.eps.empty()) usage("empty list");
+  return o;
+}
+
+// ---- the machine ------------------------------------------------------------
+
+std::string trim(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\t')) s.pop_back();
+  size_t i = 0;
+  while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) i++;
+  return s.substr(i);
+}
+
+std::string proc_field(const char* path, const char* key) {
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.compare(0, std::strlen(key), key) == 0) {
+      size_t colon = line.find(':');
+      if (colon != std::string::npos) return trim(line.substr(colon + 1));
+    }
+  }
+  return "unknown";
+}
+
+std::string shell_line(const char* cmd) {
+  std::string out;
+  if (FILE* p = popen(cmd, "r")) {
+    char buf[512];
+    while (std::fgets(buf, sizeof buf, p)) out += buf;
+    pclose(p);
+  }
+  return trim(out);
+}
+
+std::string utc_now() {
+  char buf[64];
+  std::time_t t = std::time(nullptr);
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", std::gmtime(&t));
+  return buf;
+}
+
+// ---- one measurement ---------------------------------------------------------
+
+struct Result {
+  bool ran = false;
+  std::string error;        // set when the back end failed
+  double best = 0.0;        // seconds, best of runs (wall clock around the call)
+  gd_run_stats stats{};     // from the best run
+  std::vector<int32_t> ids;
+};
+
+double now_s() {
+  using clock = std::chrono::steady_clock;
+  return std::chrono::duration<double>(clock::now().time_since_epoch()).count();
+}
+
+Result time_backend(const gd_bench::PointSet& ps, const std::vector<uint8_t>& kinds, double eps,
+                    const Options& o, gd_backend backend) {
+  Result r;
+  gd_params params;
+  gd_params_init(&params);
+  params.eps = eps;
+  params.minpoints = o.minpoints;
+  params.backend = backend;
+  params.threads = o.threads;
+  params.device = o.device;
+  const int64_t n = static_cast<int64_t>(ps.x.size());
+  r.ids.assign(n, 0);
+  std::vector<int32_t> ids(n);
+  r.best = std::numeric_limits<double>::infinity();
+  for (int run = 0; run < o.runs; run++) {
+    gd_run_stats stats{};
+    gd_error err{};
+    double t0 = now_s();
+    gd_status st = gd_cluster_points(ps.x.data(), ps.y.data(), kinds.data(), n, &params,
+                                     ids.data(), &stats, &err);
+    double t = now_s() - t0;
+    if (st != GD_OK) {
+      r.error = err.message[0] ? err.message : "error";
+      r.ran = false;
+      return r;
+    }
+    if (t < r.best) {
+      r.best = t;
+      r.stats = stats;
+    }
+    if (run == 0) r.ids = ids;
+  }
+  r.ran = true;
+  return r;
+}
+
+// The first CUDA call of a process creates its context (hundreds of ms);
+// a tiny clustering before timing keeps that out of every table row.
+void warm_up_gpu(const Options& o) {
+  gd_bench::PointSet ps = gd_bench::make_uniform(1000, 1);
+  std::vector<uint8_t> kinds(ps.x.size(), GD_ROW_POINT);
+  Options once = o;
+  once.runs = 1;
+  (void)time_backend(ps, kinds, 1.0, once, GD_BACKEND_GPU);
+}
+
+// ---- formatting --------------------------------------------------------------
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::string size_label(int64_t n) {
+  if (n % 1000000 == 0) return std::to_string(n / 1000000) + "M";
+  if (n % 1000 == 0) return std::to_string(n / 1000) + "k";
+  return std::to_string(n);
+}
+
+std::string eps_label(double e) { return fmt("%g", e); }
+
+std::string secs(const Result& r) {
+  if (!r.ran) return r.error.empty() ? "—" : "error";
+  return fmt("%.3f", r.best);
+}
+
+std::string phases(const Result& r) {
+  if (!r.ran) return "—";
+  const gd_run_stats& s = r.stats;
+  std::string out;
+  if (s.backend == GD_BACKEND_GPU) out += fmt("xfer %.3f / ", s.t_transfer);
+  out += fmt("sort %.3f / ", s.t_sort);
+  out += fmt("core %.3f / ", s.t_core);
+  out += fmt("union %.3f / ", s.t_union);
+  out += fmt("label %.3f", s.t_label);
+  if (s.backend == GD_BACKEND_GPU && s.batches > 1) out += " (" + std::to_string(s.batches) + " batches)";
+  return out;
+}
+
+struct Row {
+  std::string dataset;
+  int64_t n;
+  double eps;
+  Result cpu, gpu;
+  int64_t clusters = 0;
+  double noise = 0.0;
+  std::string ids;  // MATCH / DIFF (k rows) / —
+  int64_t cells = 0;
+};
+
+void summarise(Row& row) {
+  const Result& ref = row.cpu.ran ? row.cpu : row.gpu;
+  if (!ref.ran) return;
+  int32_t maxid = -1;
+  int64_t noise = 0;
+  for (int32_t id : ref.ids) {
+    if (id == GD_NOISE) noise++;
+    maxid = std::max(maxid, id);
+  }
+  row.clusters = static_cast<int64_t>(maxid) + 1;
+  row.noise = ref.ids.empty() ? 0.0 : static_cast<double>(noise) / ref.ids.size();
+  row.cells = ref.stats.cells;
+  if (row.cpu.ran && row.gpu.ran) {
+    int64_t diff = 0;
+    for (size_t i = 0; i < row.cpu.ids.size(); i++) diff += row.cpu.ids[i] != row.gpu.ids[i];
+    row.ids = diff == 0 ? "MATCH" : "DIFF (" + std::to_string(diff) + " rows)";
+  } else {
+    row.ids = "—";
+  }
+}
+
+void print_tables(const std::vector<Row>& rows, int64_t minpoints) {
+  std::printf("\n| data set | points | eps | CPU s | GPU s | GPU speed-up (CPU s / GPU s) | clusters | noise | GPU ids vs CPU |\n");
+  std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
+  for (const Row& r : rows) {
+    std::string ratio = (r.cpu.ran && r.gpu.ran && r.gpu.best > 0) ? fmt("%.1fx", r.cpu.best / r.gpu.best) : "—";
+    std::printf("| %s | %s | %s | %s | %s | %s | %lld | %.1f%% | %s |\n", r.dataset.c_str(),
+                size_label(r.n).c_str(), eps_label(r.eps).c_str(), secs(r.cpu).c_str(),
+                secs(r.gpu).c_str(), ratio.c_str(), static_cast<long long>(r.clusters),
+                100.0 * r.noise, r.ids.c_str());
+  }
+  std::printf("\nminpoints %lld; seconds are wall time around gd_cluster_points (host arrays in, ids out), best of the runs.\n",
+              static_cast<long long>(minpoints));
+
+  std::printf("\nPer-phase seconds (gd_run_stats of the best run):\n\n");
+  std::printf("| data set | points | eps | grid cells | CPU phases | GPU phases |\n");
+  std::printf("|---|---:|---:|---:|---|---|\n");
+  for (const Row& r : rows) {
+    std::printf("| %s | %s | %s | %lld | %s | %s |\n", r.dataset.c_str(), size_label(r.n).c_str(),
+                eps_label(r.eps).c_str(), static_cast<long long>(r.cells), phases(r.cpu).c_str(),
+                phases(r.gpu).c_str());
+  }
+  bool any_error = false;
+  for (const Row& r : rows) {
+    for (const Result* res : {&r.cpu, &r.gpu}) {
+      if (!res->ran && !res->error.empty()) {
+        if (!any_error) std::printf("\nErrors:\n\n");
+        any_error = true;
+        std::printf("- %s %s eps %s %s: %s\n", r.dataset.c_str(), size_label(r.n).c_str(),
+                    eps_label(r.eps).c_str(), res == &r.cpu ? "CPU" : "GPU", res->error.c_str());
+      }
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o = parse_options(argc, argv);
+
+  gd_error why{};
+  bool gpu_ok = o.gpu && gd_gpu_available(o.device, &why) != 0;
+  std::string gpu_name = shell_line(
+      "nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>/dev/null | head -1");
+  struct utsname un {};
+  uname(&un);
+
+  std::printf("## gd_bench — core alone (no PostgreSQL)\n\n");
+  std::printf("- date: %s\n", utc_now().c_str());
+  std::printf("- host: %s, Linux %s\n", un.nodename, un.release);
+  std::printf("- CPU: %s, %u hardware threads; memory %s\n",
+              proc_field("/proc/cpuinfo", "model name").c_str(), std::thread::hardware_concurrency(),
+              proc_field("/proc/meminfo", "MemTotal").c_str());
+  std::printf("- GPU: %s\n", gpu_name.empty() ? "none found (nvidia-smi)" : gpu_name.c_str());
+  std::printf("- core built with CUDA: %s; GPU back end: %s\n", gd_built_with_cuda() ? "yes" : "no",
+              gpu_ok ? "usable" : (o.gpu ? (std::string("not usable: ") + why.message).c_str() : "not asked for"));
+  std::printf("- CPU threads: %s; runs per measurement: %d (best kept); seed %llu\n",
+              o.threads == 0 ? "all" : std::to_string(o.threads).c_str(), o.runs,
+              static_cast<unsigned long long>(o.seed));
+  std::fflush(stdout);
+
+  if (gpu_ok) warm_up_gpu(o);
+
+  std::vector<Row> rows;
+  for (const std::string& name : o.datasets) {
+    for (int64_t n : o.sizes) {
+      std::fprintf(stderr, "generating %s %s ...\n", name.c_str(), size_label(n).c_str());
+      gd_bench::PointSet ps;
+      try {
+        ps = gd_bench::make_dataset(name, n, o.seed);
+      } catch (const std::exception& e) {
+        usage(e.what());
+      }
+      std::vector<uint8_t> kinds(n, GD_ROW_POINT);
+      for (double eps : o.eps) {
+        Row row;
+        row.dataset = name;
+        row.n = n;
+        row.eps = eps;
+        if (o.cpu) {
+          std::fprintf(stderr, "  eps %g CPU ...\n", eps);
+          row.cpu = time_backend(ps, kinds, eps, o, GD_BACKEND_CPU);
+        }
+        if (gpu_ok) {
+          std::fprintf(stderr, "  eps %g GPU ...\n", eps);
+          row.gpu = time_backend(ps, kinds, eps, o, GD_BACKEND_GPU);
+        }
+        summarise(row);
+        // Keep the ids out of memory once compared: 100M rows are 400 MB each.
+        row.cpu.ids.clear();
+        row.cpu.ids.shrink_to_fit();
+        row.gpu.ids.clear();
+        row.gpu.ids.shrink_to_fit();
+        std::fprintf(stderr, "  eps %g: CPU %s s, GPU %s s, %s\n", eps, secs(row.cpu).c_str(),
+                     secs(row.gpu).c_str(), row.ids.c_str());
+        rows.push_back(std::move(row));
+      }
+    }
+  }
+  print_tables(rows, o.minpoints);
+  return 0;
+}
