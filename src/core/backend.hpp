@@ -8,6 +8,7 @@
 // for both, in labels.cpp.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <stdexcept>
 #include <string>

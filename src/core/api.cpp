@@ -1,0 +1,241 @@
+// api.cpp — the extern "C" entry points of gd_core.h.  Each validates its
+// arguments, runs the C++ core, and turns every exception into a gd_error:
+// nothing ever escapes to the (C, longjmp-using) caller.
+#include <chrono>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "backend.hpp"
+#include "graph.hpp"
+
+namespace {
+
+using gd::Error;
+
+void set_error(gd_error* err, gd_status status, const char* message) {
+  if (!err) return;
+  err->status = status;
+  std::snprintf(err->message, sizeof err->message, "%s", message);
+}
+
+// Runs body() and reports how it ended.
+template <class Body>
+gd_status guarded(gd_error* err, Body&& body) {
+  try {
+    body();
+    set_error(err, GD_OK, "");
+    return GD_OK;
+  } catch (const Error& e) {
+    set_error(err, e.status(), e.what());
+    return e.status();
+  } catch (const std::bad_alloc&) {
+    set_error(err, GD_ERR_NOMEM, "out of memory");
+    return GD_ERR_NOMEM;
+  } catch (const std::exception& e) {
+    set_error(err, GD_ERR_INTERNAL, e.what());
+    return GD_ERR_INTERNAL;
+  } catch (...) {
+    set_error(err, GD_ERR_INTERNAL, "unknown exception in the clustering core");
+    return GD_ERR_INTERNAL;
+  }
+}
+
+[[noreturn]] void invalid(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+void invalid(const char* fmt, ...) {
+  char buf[400];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  throw Error(GD_ERR_INVALID, buf);
+}
+
+void check_eps(double eps) {
+  if (std::isnan(eps) || eps < 0) invalid("eps must be a non-negative number, got %g", eps);
+}
+
+void check_minpoints(int64_t minpoints) {
+  if (minpoints < 0)
+    invalid("minpoints must be a non-negative number, got %lld", static_cast<long long>(minpoints));
+}
+
+void check_params(const gd_params* params) {
+  if (!params) invalid("params is NULL");
+  check_eps(params->eps);
+  check_minpoints(params->minpoints);
+  if (params->backend != GD_BACKEND_CPU && params->backend != GD_BACKEND_GPU)
+    invalid("unknown backend %d", static_cast<int>(params->backend));
+  if (params->threads < 0) invalid("threads must be >= 0, got %d", params->threads);
+}
+
+constexpr int64_t kMaxPoints = std::numeric_limits<int32_t>::max();
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+extern "C" {
+
+void gd_params_init(gd_params* params) {
+  if (!params) return;
+  std::memset(params, 0, sizeof *params);
+  params->eps = 0;
+  params->minpoints = 0;
+  params->backend = GD_BACKEND_CPU;
+  params->threads = 0;
+  params->device = 0;
+  params->device_memory_budget = 0;
+  params->should_cancel = nullptr;
+  params->cancel_arg = nullptr;
+}
+
+gd_status gd_cluster_points(const double* x, const double* y, const uint8_t* row_kind,
+                            int64_t nrows, const gd_params* params, int32_t* cluster_ids,
+                            gd_run_stats* stats, gd_error* err) {
+  return guarded(err, [&] {
+    auto t0 = std::chrono::steady_clock::now();
+    gd_run_stats st;
+    std::memset(&st, 0, sizeof st);
+    check_params(params);
+    st.backend = params->backend;
+    if (nrows < 0) invalid("nrows must be >= 0, got %lld", static_cast<long long>(nrows));
+    if (nrows > 0 && (!row_kind || !cluster_ids)) invalid("row_kind or cluster_ids is NULL");
+
+    // Validate the rows and count the points.
+    int64_t npoints = 0;
+    for (int64_t r = 0; r < nrows; ++r) {
+      switch (row_kind[r]) {
+        case GD_ROW_POINT:
+          if (!x || !y) invalid("x or y is NULL");
+          if (!std::isfinite(x[r]) || !std::isfinite(y[r]))
+            invalid("row %lld has a non-finite coordinate (%g, %g)", static_cast<long long>(r),
+                    x[r], y[r]);
+          ++npoints;
+          break;
+        case GD_ROW_EMPTY:
+        case GD_ROW_NULL:
+          break;
+        case GD_ROW_OTHER:
+          invalid("row %lld is not a point: use gd_cluster_graph", static_cast<long long>(r));
+        default:
+          invalid("row %lld has an unknown kind %d", static_cast<long long>(r),
+                  static_cast<int>(row_kind[r]));
+      }
+    }
+    if (npoints > kMaxPoints)
+      invalid("%lld points in one partition, at most %lld are supported",
+              static_cast<long long>(npoints), static_cast<long long>(kMaxPoints));
+    st.points = npoints;
+
+    const int64_t minpoints = params->minpoints;
+    if (minpoints >= 2 && nrows <= minpoints) {
+      // PostGIS gives up before looking at the rows.
+      for (int64_t r = 0; r < nrows; ++r) cluster_ids[r] = GD_NOISE;
+    } else {
+      // The points, compacted in row order (the caller's arrays when every row is one).
+      std::vector<double> cx, cy;
+      gd::PointsView pts{x, y, static_cast<uint32_t>(npoints)};
+      if (npoints != nrows) {
+        cx.reserve(npoints);
+        cy.reserve(npoints);
+        for (int64_t r = 0; r < nrows; ++r) {
+          if (row_kind[r] != GD_ROW_POINT) continue;
+          cx.push_back(x[r]);
+          cy.push_back(y[r]);
+        }
+        pts = gd::PointsView{cx.data(), cy.data(), static_cast<uint32_t>(npoints)};
+      }
+
+      std::vector<uint32_t> rep(npoints);
+      gd::CancelToken cancel(*params);
+      if (params->backend == GD_BACKEND_GPU)
+        gd::gpu_cluster(pts, *params, cancel, rep.data(), st);
+      else
+        gd::cpu_cluster(pts, *params, cancel, rep.data(), st);
+      std::vector<double>().swap(cx);
+      std::vector<double>().swap(cy);
+
+      auto tl = std::chrono::steady_clock::now();
+      gd::assign_ids(row_kind, nrows, rep.data(), minpoints, cluster_ids);
+      st.t_label += seconds_since(tl);
+    }
+    st.t_total = seconds_since(t0);
+    if (stats) *stats = st;
+  });
+}
+
+gd_status gd_candidate_pairs(const gd_box* boxes, const uint8_t* row_kind, int64_t nrows,
+                             double eps, const gd_params* params, gd_pair_list* out,
+                             gd_error* err) {
+  if (out) {
+    out->pairs = nullptr;
+    out->count = 0;
+  }
+  return guarded(err, [&] {
+    if (!out) invalid("out is NULL");
+    check_eps(eps);
+    gd_params defaults;
+    gd_params_init(&defaults);
+    if (!params) params = &defaults;
+    if (params->threads < 0) invalid("threads must be >= 0, got %d", params->threads);
+    if (nrows < 0) invalid("nrows must be >= 0, got %lld", static_cast<long long>(nrows));
+    if (nrows > kMaxPoints)
+      invalid("%lld rows in one partition, at most %lld are supported",
+              static_cast<long long>(nrows), static_cast<long long>(kMaxPoints));
+    if (nrows > 0 && (!boxes || !row_kind)) invalid("boxes or row_kind is NULL");
+    gd::CancelToken cancel(*params);
+    gd::candidate_pairs(boxes, row_kind, nrows, eps, *params, cancel, out);
+  });
+}
+
+void gd_pair_list_free(gd_pair_list* list) {
+  if (!list) return;
+  std::free(list->pairs);
+  list->pairs = nullptr;
+  list->count = 0;
+}
+
+gd_status gd_cluster_graph(const uint8_t* row_kind, int64_t nrows, const gd_pair* edges,
+                           int64_t nedges, int64_t minpoints, int32_t* cluster_ids,
+                           gd_error* err) {
+  return guarded(err, [&] {
+    check_minpoints(minpoints);
+    if (nrows < 0) invalid("nrows must be >= 0, got %lld", static_cast<long long>(nrows));
+    if (nrows > kMaxPoints)
+      invalid("%lld rows in one partition, at most %lld are supported",
+              static_cast<long long>(nrows), static_cast<long long>(kMaxPoints));
+    if (nedges < 0) invalid("nedges must be >= 0, got %lld", static_cast<long long>(nedges));
+    if (nrows > 0 && (!row_kind || !cluster_ids)) invalid("row_kind or cluster_ids is NULL");
+    if (nedges > 0 && !edges) invalid("edges is NULL");
+    gd::cluster_graph(row_kind, nrows, edges, nedges, minpoints, cluster_ids);
+  });
+}
+
+int gd_gpu_available(int device, gd_error* why) {
+  int available = 0;
+  gd_status st = guarded(why, [&] {
+    std::string reason;
+    available = gd::gpu_available(device, &reason) ? 1 : 0;
+    if (!available) throw Error(GD_ERR_NO_DEVICE, reason.empty() ? "no usable CUDA device" : reason);
+  });
+  return st == GD_OK ? available : 0;
+}
+
+int gd_built_with_cuda(void) {
+#ifdef GD_HAVE_CUDA
+  return 1;
+#else
+  return 0;
+#endif
+}
+
+}  // extern "C"

@@ -1,0 +1,69 @@
+// cpu_core_flags.cpp — which points have at least minpoints neighbours.
+//
+// A cell with at least minpoints points whose own bounding box has a diagonal
+// within eps is dense: all its points are core, with no distance test.  The
+// test is exact: for two points of the box, |fl(qx - px)| <= fl(xmax - xmin)
+// and every later operation is monotone, so their distance as computed by
+// within_eps is at most the box diagonal computed the same way.
+#include <algorithm>
+
+#include "cpu_phases.hpp"
+#include "cpu_window.hpp"
+
+namespace gd {
+
+void mark_core_points(const Grid& grid, double eps, int64_t minpoints, std::vector<uint8_t>& flags,
+                      ThreadTeam& team) {
+  const double* xs = grid.xs.data();
+  const double* ys = grid.ys.data();
+  const int64_t need = std::max<int64_t>(minpoints, 1);
+  flags.assign(grid.xs.size(), 0);
+  uint8_t* f = flags.data();
+
+  team.for_dynamic(grid.cells.size(), cell_grain(grid, team), [&](size_t c0, size_t c1) {
+    WindowCursor window(grid);
+    WorkPoller poller(team.cancel());
+    for (size_t c = c0; c < c1; ++c) {
+      const uint32_t b = grid.start[c], e = grid.start[c + 1];
+      bool dense = false;
+      if (e - b >= need) {
+        double x0 = xs[b], x1 = xs[b], y0 = ys[b], y1 = ys[b];
+        for (uint32_t i = b + 1; i < e; ++i) {
+          x0 = std::min(x0, xs[i]);
+          x1 = std::max(x1, xs[i]);
+          y0 = std::min(y0, ys[i]);
+          y1 = std::max(y1, ys[i]);
+        }
+        dense = within_eps(x0, y0, x1, y1, eps);
+      }
+      if (dense) {
+        std::fill(f + b, f + e, kCoreFlag | kDenseFlag);
+        continue;
+      }
+      if (need <= 1) {  // every point is its own neighbour
+        std::fill(f + b, f + e, kCoreFlag);
+        continue;
+      }
+      PointRange rows[WindowCursor::kRows];
+      window.at(static_cast<uint32_t>(c), rows);
+      for (uint32_t p = b; p < e; ++p) {
+        const double px = xs[p], py = ys[p];
+        int64_t found = 0;
+        size_t visited = 0;
+        for (const PointRange& r : rows) {
+          for (uint32_t q = r.begin; q < r.end; ++q) {
+            if (within_eps(px, py, xs[q], ys[q], eps) && ++found >= need) goto core;
+          }
+          visited += r.end - r.begin;
+        }
+        poller.add(visited);
+        continue;
+      core:
+        f[p] = kCoreFlag;
+        poller.add(visited + need);
+      }
+    }
+  });
+}
+
+}  // namespace gd

@@ -1,0 +1,189 @@
+// cpu_grid.cpp — bounding box, cell side, cell keys, sort by cell, cell ranges.
+#include "cpu_grid.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "radix_sort.hpp"
+
+namespace gd {
+
+namespace {
+
+struct Box {
+  double xmin = std::numeric_limits<double>::infinity();
+  double ymin = std::numeric_limits<double>::infinity();
+  double xmax = -std::numeric_limits<double>::infinity();
+  double ymax = -std::numeric_limits<double>::infinity();
+};
+
+Box bounding_box(const PointsView& pts, ThreadTeam& team) {
+  std::vector<Box> part(team.size());
+  team.for_static(pts.n, [&](int t, size_t begin, size_t end) {
+    Box b;
+    for (size_t i = begin; i < end; ++i) {
+      b.xmin = std::min(b.xmin, pts.x[i]);
+      b.xmax = std::max(b.xmax, pts.x[i]);
+      b.ymin = std::min(b.ymin, pts.y[i]);
+      b.ymax = std::max(b.ymax, pts.y[i]);
+    }
+    part[t] = b;
+  });
+  Box all;
+  for (const Box& b : part) {
+    all.xmin = std::min(all.xmin, b.xmin);
+    all.xmax = std::max(all.xmax, b.xmax);
+    all.ymin = std::min(all.ymin, b.ymin);
+    all.ymax = std::max(all.ymax, b.ymax);
+  }
+  return all;
+}
+
+// The side s of a cell.  A neighbour pair has |dx| <= r = neighbour_reach(eps)
+// (1 + 2^-52), so its exact cell-coordinate difference is below
+// r / s < sqrt(2).  The computed coordinate fl(fl(x - x0) / s) is off by at
+// most 2.3e-16 * R / s <= 0.23 for R = the largest |coordinate - minimum|,
+// since s >= 1e-15 R; two of them differ by less than sqrt(2) + 0.46 < 2, so
+// their floors differ by at most 2: the 5x5 window is complete.
+GridGeometry choose_geometry(const Box& box, double eps) {
+  GridGeometry g;
+  g.x0 = box.xmin;
+  g.y0 = box.ymin;
+  double extent = std::max(box.xmax - box.xmin, box.ymax - box.ymin);
+  double side = neighbour_reach(eps) * M_SQRT1_2 * (1 + 1e-9) + 1e-15 * extent;
+  if (!std::isfinite(side)) {
+    g.single = true;
+    g.side = 1;
+  } else {
+    g.side = side;
+  }
+  return g;
+}
+
+// Cells from keys sorted ascending: a cell starts where the key changes.
+template <class KeyAt, class CellAt>
+void cell_ranges(size_t n, KeyAt key_at, CellAt cell_at, Grid& grid, ThreadTeam& team) {
+  std::vector<uint32_t> first(team.size() + 1, 0);
+  team.for_static(n, [&](int t, size_t begin, size_t end) {
+    uint32_t k = 0;
+    for (size_t i = begin; i < end; ++i) k += (i == 0 || key_at(i) != key_at(i - 1));
+    first[t + 1] = k;
+  });
+  for (int t = 0; t < team.size(); ++t) first[t + 1] += first[t];
+  uint32_t ncells = first[team.size()];
+  grid.cells.resize(ncells);
+  grid.start.resize(static_cast<size_t>(ncells) + 1);
+  grid.start[ncells] = static_cast<uint32_t>(n);
+  team.for_static(n, [&](int t, size_t begin, size_t end) {
+    uint32_t c = first[t];
+    for (size_t i = begin; i < end; ++i) {
+      if (i == 0 || key_at(i) != key_at(i - 1)) {
+        grid.cells[c] = cell_at(i);
+        grid.start[c] = static_cast<uint32_t>(i);
+        ++c;
+      }
+    }
+  });
+}
+
+// Keys ix * ny + iy fit in 64 bits: radix sort them.
+void sort_by_composite_key(const PointsView& pts, uint64_t ny, int bits, Grid& grid,
+                           ThreadTeam& team) {
+  std::vector<uint64_t> keys(pts.n);
+  std::vector<uint32_t> idx(pts.n);
+  const GridGeometry& g = grid.geometry;
+  team.for_static(pts.n, [&](int, size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      Cell c = g.cell_of(pts.x[i], pts.y[i]);
+      keys[i] = static_cast<uint64_t>(c.ix) * ny + static_cast<uint64_t>(c.iy);
+      idx[i] = static_cast<uint32_t>(i);
+    }
+  });
+  radix_sort(keys, idx, bits, team);
+  const uint64_t* k = keys.data();
+  cell_ranges(
+      pts.n, [k](size_t i) { return k[i]; },
+      [k, ny](size_t i) {
+        return Cell{static_cast<int64_t>(k[i] / ny), static_cast<int64_t>(k[i] % ny)};
+      },
+      grid, team);
+  grid.perm = std::move(idx);
+}
+
+// Too many cells for a 64-bit key: sort (ix, iy, index) triples.
+void sort_by_cell_pairs(const PointsView& pts, Grid& grid, ThreadTeam& team) {
+  struct Item {
+    Cell cell;
+    uint32_t index;
+    bool operator<(const Item& o) const {
+      return cell < o.cell || (!(o.cell < cell) && index < o.index);
+    }
+  };
+  std::vector<Item> items(pts.n);
+  const GridGeometry& g = grid.geometry;
+  team.for_static(pts.n, [&](int t, size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i)
+      items[i] = Item{g.cell_of(pts.x[i], pts.y[i]), static_cast<uint32_t>(i)};
+    std::sort(items.begin() + begin, items.begin() + end);
+  });
+  // Merge the sorted blocks pairwise.
+  for (int width = 1; width < team.size(); width *= 2) {
+    for (int t = 0; t + width < team.size(); t += 2 * width) {
+      team.cancel().throw_if_requested();
+      size_t lo = team.block_begin(pts.n, t);
+      size_t mid = team.block_begin(pts.n, t + width);
+      size_t hi = team.block_begin(pts.n, std::min(team.size(), t + 2 * width));
+      std::inplace_merge(items.begin() + lo, items.begin() + mid, items.begin() + hi);
+    }
+  }
+  struct CellKey {
+    Cell c;
+    bool operator!=(const CellKey& o) const { return c.ix != o.c.ix || c.iy != o.c.iy; }
+  };
+  const Item* it = items.data();
+  cell_ranges(
+      pts.n, [it](size_t i) { return CellKey{it[i].cell}; },
+      [it](size_t i) { return it[i].cell; }, grid, team);
+  grid.perm.resize(pts.n);
+  team.for_static(pts.n, [&](int, size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) grid.perm[i] = items[i].index;
+  });
+}
+
+}  // namespace
+
+double neighbour_reach(double eps) { return std::max(eps, std::ldexp(1.0, -500)); }
+
+Grid build_grid(const PointsView& pts, double eps, ThreadTeam& team) {
+  Grid grid;
+  if (pts.n == 0) {
+    grid.start.assign(1, 0);
+    return grid;
+  }
+  Box box = bounding_box(pts, team);
+  grid.geometry = choose_geometry(box, eps);
+  Cell last = grid.geometry.cell_of(box.xmax, box.ymax);
+  unsigned __int128 nx = static_cast<unsigned __int128>(last.ix) + 1;
+  unsigned __int128 ny = static_cast<unsigned __int128>(last.iy) + 1;
+  unsigned __int128 ncells = nx * ny;  // nx, ny <= ~2^51: no overflow in 128 bits
+  if (ncells <= (static_cast<unsigned __int128>(1) << 64)) {
+    uint64_t max_key = static_cast<uint64_t>(ncells - 1);
+    int bits = max_key == 0 ? 0 : 64 - __builtin_clzll(max_key);
+    sort_by_composite_key(pts, static_cast<uint64_t>(ny), bits, grid, team);
+  } else {
+    sort_by_cell_pairs(pts, grid, team);
+  }
+
+  grid.xs.resize(pts.n);
+  grid.ys.resize(pts.n);
+  team.for_static(pts.n, [&](int, size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      grid.xs[i] = pts.x[grid.perm[i]];
+      grid.ys[i] = pts.y[grid.perm[i]];
+    }
+  });
+  return grid;
+}
+
+}  // namespace gd

@@ -1,0 +1,59 @@
+// cpu_grid.hpp — the uniform grid of the CPU back end: points sorted by cell.
+//
+// Cells are squares of side s slightly larger than eps/sqrt(2), anchored at
+// the points' minimum corner, so every pair of neighbours lies within 2 cells
+// of each other on both axes (the 5x5 window) despite rounding, and every
+// pair of points in one cell is usually a pair of neighbours.  Cell
+// coordinates are integers, never proportional to the bounding box, so huge
+// extents with tiny eps stay exact.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "backend.hpp"
+#include "parallel.hpp"
+
+namespace gd {
+
+struct Cell {
+  int64_t ix, iy;
+};
+
+inline bool operator<(const Cell& a, const Cell& b) {
+  return a.ix < b.ix || (a.ix == b.ix && a.iy < b.iy);
+}
+inline bool operator<=(const Cell& a, const Cell& b) { return !(b < a); }
+
+// How coordinates map to cells.
+struct GridGeometry {
+  double x0 = 0, y0 = 0;  // the points' minimum corner
+  double side = 1;        // cell side
+  bool single = false;    // every point in cell (0, 0): eps or the extent is infinite
+
+  Cell cell_of(double x, double y) const {
+    if (single) return Cell{0, 0};
+    // x - x0 >= 0, so truncation is floor; the quotient is at most ~1e15.
+    return Cell{static_cast<int64_t>((x - x0) / side), static_cast<int64_t>((y - y0) / side)};
+  }
+};
+
+// The largest |dx| (or |dy|) a pair of neighbours can have, up to a relative
+// 1e-15: eps, except that below 2^-500 dx*dx can underflow to zero and make
+// points farther apart than eps neighbours.
+double neighbour_reach(double eps);
+
+// Points sorted by cell (row order within a cell), with the non-empty cells.
+struct Grid {
+  GridGeometry geometry;
+  std::vector<uint32_t> perm;   // sorted position -> point index
+  std::vector<double> xs, ys;   // coordinates in sorted order
+  std::vector<Cell> cells;      // non-empty cells, ascending
+  std::vector<uint32_t> start;  // points of cell c: [start[c], start[c+1])
+
+  uint32_t ncells() const { return static_cast<uint32_t>(cells.size()); }
+};
+
+Grid build_grid(const PointsView& pts, double eps, ThreadTeam& team);
+
+}  // namespace gd

@@ -1,0 +1,55 @@
+// cpu_phases.hpp — the stages of the CPU DBSCAN, one file each, in order:
+// cpu_grid.cpp (sort by cell), cpu_core_flags.cpp, cpu_union.cpp,
+// cpu_border.cpp; cpu_dbscan.cpp runs them.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "cpu_grid.hpp"
+#include "parallel.hpp"
+#include "union_find.hpp"
+
+namespace gd {
+
+// Per sorted point.
+constexpr uint8_t kCoreFlag = 1;   // at least minpoints neighbours
+constexpr uint8_t kDenseFlag = 2;  // in a dense cell: all its points are core and pairwise neighbours
+
+// Cells handed to a thread at a time.
+inline size_t cell_grain(const Grid& grid, const ThreadTeam& team) {
+  size_t g = grid.cells.size() / (static_cast<size_t>(team.size()) * 32);
+  return std::max<size_t>(1, std::min<size_t>(g, 256));
+}
+
+// Polls the cancel flag after about every 2^20 units of work.
+class WorkPoller {
+ public:
+  explicit WorkPoller(const CancelToken& cancel) : cancel_(cancel) {}
+  void add(size_t work) {
+    done_ += work;
+    if (done_ >= (size_t{1} << 20)) {
+      done_ = 0;
+      cancel_.throw_if_requested();
+    }
+  }
+
+ private:
+  const CancelToken& cancel_;
+  size_t done_ = 0;
+};
+
+// flags[i] for every sorted point: kCoreFlag, plus kDenseFlag for dense cells.
+void mark_core_points(const Grid& grid, double eps, int64_t minpoints, std::vector<uint8_t>& flags,
+                      ThreadTeam& team);
+
+// Unions every pair of core points within eps (dense cells wholesale).
+void union_core_points(const Grid& grid, double eps, const std::vector<uint8_t>& flags,
+                       AtomicUnionFind& uf, ThreadTeam& team);
+
+// rep[point index]: the root of a core point's set; for a border point, the
+// root of its core neighbour with the smallest point index; else kNoise.
+void assign_borders(const Grid& grid, double eps, const std::vector<uint8_t>& flags,
+                    const AtomicUnionFind& uf, uint32_t* rep, ThreadTeam& team);
+
+}  // namespace gd

@@ -1,0 +1,17 @@
+// gpu_stub.cpp — the GPU back end of a build without CUDA (CMake leaves this
+// file out when the CUDA back end is built).
+#include "backend.hpp"
+
+namespace gd {
+
+void gpu_cluster(const PointsView&, const gd_params&, const CancelToken&, uint32_t*,
+                 gd_run_stats&) {
+  throw Error(GD_ERR_NO_DEVICE, "gpu_dbscan was built without CUDA");
+}
+
+bool gpu_available(int, std::string* why) {
+  if (why) *why = "gpu_dbscan was built without CUDA";
+  return false;
+}
+
+}  // namespace gd

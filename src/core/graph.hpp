@@ -1,0 +1,21 @@
+// graph.hpp — clustering of non-point geometries: candidate pairs from
+// bounding boxes (cpu_pairs.cpp) and DBSCAN over an explicit neighbour graph
+// (graph.cpp).  The C entry points in api.cpp validate and call these.
+#pragma once
+
+#include <cstdint>
+
+#include "backend.hpp"
+
+namespace gd {
+
+// Candidate pairs (i < j) of GD_ROW_POINT / GD_ROW_OTHER rows whose boxes
+// are within eps on both axes; out->pairs is malloc'ed.
+void candidate_pairs(const gd_box* boxes, const uint8_t* row_kind, int64_t nrows, double eps,
+                     const gd_params& params, const CancelToken& cancel, gd_pair_list* out);
+
+// DBSCAN over the graph whose edges are the neighbour pairs.
+void cluster_graph(const uint8_t* row_kind, int64_t nrows, const gd_pair* edges, int64_t nedges,
+                   int64_t minpoints, int32_t* cluster_ids);
+
+}  // namespace gd

@@ -1,0 +1,67 @@
+// labels.cpp — the one place where cluster ids are numbered, for both back
+// ends: ids 0..k-1 in the order of each cluster's first row.
+#include <limits>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "backend.hpp"
+
+namespace gd {
+
+namespace {
+
+int32_t next_id(int32_t& count) {
+  if (count == std::numeric_limits<int32_t>::max())
+    throw Error(GD_ERR_INVALID, "more clusters than int32 ids can number");
+  return count++;
+}
+
+}  // namespace
+
+// rep holds one value per GD_ROW_POINT or GD_ROW_OTHER row, in row order.
+// Representatives below the number of such rows (what both back ends give)
+// are looked up in a table, any other value in a hash map.
+void assign_ids(const uint8_t* row_kind, int64_t nrows, const uint32_t* rep, int64_t minpoints,
+                int32_t* cluster_ids) {
+  int64_t npoints = 0;
+  for (int64_t r = 0; r < nrows; ++r)
+    npoints += row_kind[r] == GD_ROW_POINT || row_kind[r] == GD_ROW_OTHER;
+
+  std::vector<int32_t> id_of_rep(static_cast<size_t>(npoints), GD_NOISE);
+  std::unordered_map<uint32_t, int32_t> id_of_other_rep;
+  int32_t count = 0;
+  int64_t p = 0;
+  for (int64_t r = 0; r < nrows; ++r) {
+    switch (row_kind[r]) {
+      case GD_ROW_POINT:
+      case GD_ROW_OTHER: {
+        uint32_t v = rep[p++];
+        if (v == kNoise) {
+          cluster_ids[r] = GD_NOISE;
+        } else if (v < npoints) {
+          int32_t& id = id_of_rep[v];
+          if (id == GD_NOISE) id = next_id(count);
+          cluster_ids[r] = id;
+        } else {
+          auto it = id_of_other_rep.find(v);
+          if (it == id_of_other_rep.end()) it = id_of_other_rep.emplace(v, next_id(count)).first;
+          cluster_ids[r] = it->second;
+        }
+        break;
+      }
+      case GD_ROW_EMPTY:
+        cluster_ids[r] = minpoints <= 1 ? next_id(count) : GD_NOISE;
+        break;
+      case GD_ROW_NULL:
+        cluster_ids[r] = GD_NOISE;
+        break;
+      default:
+        throw Error(GD_ERR_INVALID,
+                    "row " + std::to_string(r) + " has an unknown kind " +
+                        std::to_string(static_cast<int>(row_kind[r])));
+    }
+  }
+}
+
+}  // namespace gd

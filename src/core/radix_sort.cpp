@@ -1,0 +1,65 @@
+// radix_sort.cpp — LSD radix sort: per pass, each thread counts the digits of
+// its block, the counts are turned into per-thread offsets, and each thread
+// scatters its block (stable, since blocks and threads are in order).
+#include "radix_sort.hpp"
+
+#include <algorithm>
+
+namespace gd {
+
+namespace {
+constexpr int kDigitBits = 8;
+constexpr size_t kBuckets = size_t{1} << kDigitBits;
+}  // namespace
+
+void radix_sort(std::vector<uint64_t>& keys, std::vector<uint32_t>& vals, int bits,
+                ThreadTeam& team) {
+  const size_t n = keys.size();
+  if (n < 2 || bits <= 0) return;
+  const int T = team.size();
+  std::vector<uint64_t> keys_tmp(n);
+  std::vector<uint32_t> vals_tmp(n);
+  std::vector<size_t> count(static_cast<size_t>(T) * kBuckets);
+
+  for (int shift = 0; shift < bits; shift += kDigitBits) {
+    std::fill(count.begin(), count.end(), 0);
+    const uint64_t* src = keys.data();
+    team.for_static(n, [&](int t, size_t begin, size_t end) {
+      size_t* c = &count[static_cast<size_t>(t) * kBuckets];
+      for (size_t i = begin; i < end; ++i) ++c[(src[i] >> shift) & (kBuckets - 1)];
+    });
+
+    // Exclusive prefix over (bucket, thread); skip a pass where one digit
+    // value holds every key.
+    bool trivial = false;
+    size_t offset = 0;
+    for (size_t b = 0; b < kBuckets; ++b) {
+      size_t bucket_total = 0;
+      for (int t = 0; t < T; ++t) {
+        size_t& c = count[static_cast<size_t>(t) * kBuckets + b];
+        size_t k = c;
+        c = offset;
+        offset += k;
+        bucket_total += k;
+      }
+      if (bucket_total == n) trivial = true;
+    }
+    if (trivial) continue;
+
+    uint64_t* kdst = keys_tmp.data();
+    uint32_t* vdst = vals_tmp.data();
+    const uint32_t* vsrc = vals.data();
+    team.for_static(n, [&](int t, size_t begin, size_t end) {
+      size_t* c = &count[static_cast<size_t>(t) * kBuckets];
+      for (size_t i = begin; i < end; ++i) {
+        size_t pos = c[(src[i] >> shift) & (kBuckets - 1)]++;
+        kdst[pos] = src[i];
+        vdst[pos] = vsrc[i];
+      }
+    });
+    keys.swap(keys_tmp);
+    vals.swap(vals_tmp);
+  }
+}
+
+}  // namespace gd
