@@ -9,7 +9,7 @@ PGFILEDESC  = "gpu_dbscan - DBSCAN clustering of PostGIS geometries on the GPU"
 OBJS = $(patsubst %.c,%.o,$(wildcard src/*.c))
 
 REGRESS      = $(patsubst sql/%.sql,%,$(sort $(wildcard sql/*.sql)))
-REGRESS_OPTS = --inputdir=. --load-extension=postgis
+REGRESS_OPTS = --inputdir=. --load-extension=postgis --load-extension=gpu_dbscan
 
 PG_CONFIG ?= pg_config
 CMAKE     ?= cmake
@@ -21,6 +21,8 @@ CUDA_HOME ?= /usr/local/cuda
 override with_llvm = no
 
 PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)/src/core
+# The point neighbour test must match PostGIS bit for bit: no FMA contraction.
+PG_CFLAGS   = -ffp-contract=off
 SHLIB_LINK += $(CORE_LIB) -lstdc++ -lpthread -lm
 
 # The CUDA back end is built when nvcc is there (WITH_CUDA=no builds the CPU

@@ -1,0 +1,252 @@
+/*
+ * core_bridge.c — calls into the clustering core (see core_bridge.h).
+ *
+ * No PostgreSQL error can be raised while a core call is running: the core
+ * returns a gd_error, and the error is raised here, after it returned.
+ */
+#include "gd_core.h"			/* before postgres.h: see core_bridge.h */
+
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+
+#include "core_bridge.h"
+#include "guc.h"
+
+/* Statistics of the session's last clustering, for gpu_dbscan_last_run(). */
+typedef struct LastRun
+{
+	bool		valid;
+	const char *backend;
+	int64		rows;
+	gd_run_stats stats;
+} LastRun;
+
+static LastRun last_run;
+
+/* GPU availability, asked once per backend process and device. */
+static int	gpu_known_device = -1;
+static bool gpu_usable;
+static char gpu_why[sizeof(((gd_error *) 0)->message)];
+
+/* The core's cancellation poll: only reads the backend's interrupt flags. */
+static int
+should_cancel(void *arg)
+{
+	return (QueryCancelPending || ProcDiePending) ? 1 : 0;
+}
+
+/* Raises the error the core reported; never returns. */
+static void
+pg_attribute_noreturn()
+raise_core_error(const gd_error *err)
+{
+	switch (err->status)
+	{
+		case GD_ERR_CANCELLED:
+			CHECK_FOR_INTERRUPTS();
+			elog(ERROR, "gpu_dbscan: clustering stopped as cancelled, but no interrupt is pending");
+			break;
+		case GD_ERR_INVALID:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s", err->message)));
+			break;
+		case GD_ERR_NOMEM:
+		case GD_ERR_DEVICE_NOMEM:
+			ereport(ERROR,
+					(errcode(ERRCODE_OUT_OF_MEMORY),
+					 errmsg("gpu_dbscan: out of memory"),
+					 errdetail("%s", err->message)));
+			break;
+		default:
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("gpu_dbscan: %s", err->message)));
+	}
+	pg_unreachable();
+}
+
+/* Whether the configured GPU can be used; the answer is cached per device. */
+static bool
+gpu_available(void)
+{
+	if (gpu_known_device != gd_device)
+	{
+		gd_error	why;
+
+		memset(&why, 0, sizeof(why));
+		gpu_usable = gd_gpu_available(gd_device, &why) != 0;
+		strlcpy(gpu_why, why.message, sizeof(gpu_why));
+		gpu_known_device = gd_device;
+	}
+	return gpu_usable;
+}
+
+/* gd_params from the GUCs, for one partition. */
+static void
+fill_params(gd_params *params, double eps, int64_t minpoints, gd_backend backend)
+{
+	gd_params_init(params);
+	params->eps = eps;
+	params->minpoints = minpoints;
+	params->backend = backend;
+	params->threads = gd_threads;
+	params->device = gd_device;
+	params->device_memory_budget = (size_t) gd_device_memory_budget_mb * 1024 * 1024;
+	params->should_cancel = should_cancel;
+	params->cancel_arg = NULL;
+}
+
+/* The back end gpu_dbscan.backend asks for, for a partition of nrows rows. */
+static gd_backend
+choose_backend(int64_t nrows)
+{
+	switch (gd_backend_setting)
+	{
+		case GD_SETTING_CPU:
+			return GD_BACKEND_CPU;
+		case GD_SETTING_GPU:
+			if (!gpu_available())
+				ereport(ERROR,
+						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+						 errmsg("gpu_dbscan.backend is \"gpu\" but no usable GPU: %s", gpu_why)));
+			return GD_BACKEND_GPU;
+		default:
+			if (nrows >= gd_gpu_min_rows && gpu_available())
+				return GD_BACKEND_GPU;
+			return GD_BACKEND_CPU;
+	}
+}
+
+/* Whether a GPU failure may be retried on the CPU. */
+static bool
+is_device_failure(gd_status status)
+{
+	return status == GD_ERR_NO_DEVICE || status == GD_ERR_DEVICE ||
+		status == GD_ERR_DEVICE_NOMEM;
+}
+
+/* Clusters a partition of points on the chosen back end (see core_bridge.h). */
+void
+bridge_cluster_points(const double *x, const double *y, const uint8_t *row_kind,
+					  int64_t nrows, int64_t npoints, double eps, int64_t minpoints,
+					  int32_t *cluster_ids)
+{
+	gd_params	params;
+	gd_run_stats stats;
+	gd_error	err;
+	gd_status	status;
+	gd_backend	backend = choose_backend(nrows);
+
+	fill_params(&params, eps, minpoints, backend);
+	memset(&stats, 0, sizeof(stats));
+	memset(&err, 0, sizeof(err));
+	status = gd_cluster_points(x, y, row_kind, nrows, &params, cluster_ids, &stats, &err);
+
+	if (status != GD_OK && backend == GD_BACKEND_GPU &&
+		gd_backend_setting == GD_SETTING_AUTO && is_device_failure(status))
+	{
+		ereport(NOTICE,
+				(errmsg("gpu_dbscan: the GPU run failed, clustering on the CPU instead"),
+				 errdetail("%s", err.message)));
+		fill_params(&params, eps, minpoints, GD_BACKEND_CPU);
+		memset(&stats, 0, sizeof(stats));
+		memset(&err, 0, sizeof(err));
+		status = gd_cluster_points(x, y, row_kind, nrows, &params, cluster_ids, &stats, &err);
+	}
+	if (status != GD_OK)
+		raise_core_error(&err);
+
+	last_run.valid = true;
+	last_run.backend = stats.backend == GD_BACKEND_GPU ? "gpu" : "cpu";
+	last_run.rows = nrows;
+	last_run.stats = stats;
+	if (last_run.stats.points == 0)
+		last_run.stats.points = npoints;
+}
+
+/* Candidate pairs of a partition with non-point rows (see core_bridge.h). */
+void
+bridge_candidate_pairs(const gd_box *boxes, const uint8_t *row_kind, int64_t nrows,
+					   double eps, gd_pair_list *out)
+{
+	gd_params	params;
+	gd_error	err;
+
+	fill_params(&params, eps, 0, GD_BACKEND_CPU);
+	memset(&err, 0, sizeof(err));
+	out->pairs = NULL;
+	out->count = 0;
+	if (gd_candidate_pairs(boxes, row_kind, nrows, eps, &params, out, &err) != GD_OK)
+	{
+		gd_pair_list_free(out);
+		raise_core_error(&err);
+	}
+}
+
+/* Clusters an explicit neighbour graph (see core_bridge.h). */
+void
+bridge_cluster_graph(const uint8_t *row_kind, int64_t nrows, const gd_pair *edges,
+					 int64_t nedges, int64_t minpoints, int32_t *cluster_ids)
+{
+	gd_error	err;
+
+	memset(&err, 0, sizeof(err));
+	if (gd_cluster_graph(row_kind, nrows, edges, nedges, minpoints, cluster_ids, &err) != GD_OK)
+		raise_core_error(&err);
+}
+
+/* Records the statistics of a non-point clustering (see core_bridge.h). */
+void
+bridge_record_graph_run(int64_t nrows, int64_t ngeoms, double t_pairs, double t_exact,
+						double t_graph, double t_total)
+{
+	memset(&last_run, 0, sizeof(last_run));
+	last_run.valid = true;
+	last_run.backend = "cpu";
+	last_run.rows = nrows;
+	last_run.stats.backend = GD_BACKEND_CPU;
+	last_run.stats.points = ngeoms;
+	last_run.stats.t_sort = t_pairs;
+	last_run.stats.t_core = t_exact;
+	last_run.stats.t_label = t_graph;
+	last_run.stats.t_total = t_total;
+}
+
+PG_FUNCTION_INFO_V1(gpu_dbscan_last_run);
+
+/*
+ * gpu_dbscan_last_run(): back end, sizes and phase times (ms) of this
+ * session's last clustering; NULL before the first.
+ */
+Datum
+gpu_dbscan_last_run(PG_FUNCTION_ARGS)
+{
+	TupleDesc	tupdesc;
+	Datum		values[11];
+	bool		nulls[11];
+	const gd_run_stats *s = &last_run.stats;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	if (!last_run.valid)
+		PG_RETURN_NULL();
+
+	memset(nulls, 0, sizeof(nulls));
+	values[0] = CStringGetTextDatum(last_run.backend);
+	values[1] = Int64GetDatum(last_run.rows);
+	values[2] = Int64GetDatum(s->points);
+	values[3] = Int64GetDatum(s->cells);
+	values[4] = Int64GetDatum(s->batches);
+	values[5] = Float8GetDatum(s->t_transfer * 1000.0);
+	values[6] = Float8GetDatum(s->t_sort * 1000.0);
+	values[7] = Float8GetDatum(s->t_core * 1000.0);
+	values[8] = Float8GetDatum(s->t_union * 1000.0);
+	values[9] = Float8GetDatum(s->t_label * 1000.0);
+	values[10] = Float8GetDatum(s->t_total * 1000.0);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls)));
+}

@@ -1,0 +1,35 @@
+/*
+ * core_bridge.h — the one place where the PostgreSQL glue calls the C++/CUDA
+ * core (src/core/gd_core.h): it fills gd_params from the GUCs, chooses the
+ * back end, turns gd_error into ereport once the core has returned, and keeps
+ * the statistics of the session's last clustering.
+ *
+ * gd_core.h refuses to be compiled after postgres.h (its guard keeps
+ * PostgreSQL's headers away from the core), so files that include this
+ * header include it before postgres.h.
+ */
+#ifndef GPU_DBSCAN_CORE_BRIDGE_H
+#define GPU_DBSCAN_CORE_BRIDGE_H
+
+#include "gd_core.h"
+
+/* Clusters a partition of points (row_kind POINT, EMPTY or NULL). */
+extern void bridge_cluster_points(const double *x, const double *y,
+								  const uint8_t *row_kind, int64_t nrows,
+								  int64_t npoints, double eps, int64_t minpoints,
+								  int32_t *cluster_ids);
+
+/* Candidate pairs of non-point rows; free with gd_pair_list_free. */
+extern void bridge_candidate_pairs(const gd_box *boxes, const uint8_t *row_kind,
+								   int64_t nrows, double eps, gd_pair_list *out);
+
+/* Clusters an explicit neighbour graph. */
+extern void bridge_cluster_graph(const uint8_t *row_kind, int64_t nrows,
+								 const gd_pair *edges, int64_t nedges,
+								 int64_t minpoints, int32_t *cluster_ids);
+
+/* Statistics of a non-point clustering, timed by the glue (seconds). */
+extern void bridge_record_graph_run(int64_t nrows, int64_t ngeoms, double t_pairs,
+									double t_exact, double t_graph, double t_total);
+
+#endif							/* GPU_DBSCAN_CORE_BRIDGE_H */

@@ -1,0 +1,347 @@
+/*
+ * gserialized_points.c — decode PostGIS geometry values from their serialized
+ * form (see gserialized_points.h).
+ *
+ * Layout (PostGIS liblwgeom/gserialized1.c and gserialized2.c, checked against
+ * raw heap bytes of PostGIS 3.3.2 with pageinspect, see sql/gserialized.sql):
+ *
+ *   varlena header         1 byte (short) or 4 bytes; we read VARDATA_ANY
+ *   srid[3]                21-bit signed SRID, big-endian: srid[0] holds bits
+ *                          16..20; 0 means unknown
+ *   gflags                 Z 0x01, M 0x02, BBOX 0x04, GEODETIC 0x08;
+ *                          0x40 set: version 2, where 0x10 is EXTENDED;
+ *                          0x40 clear: version 1 (0x10 READONLY, 0x20 SOLID)
+ *   [v2 EXTENDED]          8 bytes of extended flags
+ *   [BBOX]                 floats xmin, xmax, ymin, ymax, then z and/or m
+ *                          pairs: 2 * ndims floats (6 when GEODETIC), rounded
+ *                          outwards to float
+ *   uint32 type, uint32 count, then by type:
+ *     POINT, LINESTRING, CIRCULARSTRING, TRIANGLE: count vertices of ndims
+ *                          doubles each (a POINT has count 0 = EMPTY or 1)
+ *     POLYGON:             count ring sizes (uint32), 4 bytes of padding when
+ *                          count is odd, then the rings' vertices
+ *     multi types and collections: count sub-geometries, each with its own
+ *                          type and count (no flags, no box)
+ *
+ * Numbers are native-endian and unaligned once the header is short, so every
+ * read is a memcpy after a length check.  PostGIS writes no box for points,
+ * for linestrings of at most two vertices and for one-point multipoints, and
+ * none for EMPTY geometries.
+ */
+#include "postgres.h"
+
+#include <float.h>
+#include <math.h>
+
+#include "miscadmin.h"
+
+#include "gserialized_points.h"
+
+/* gflags bits (identical in v1 and v2 but for the version and EXTENDED bits) */
+#define GS_FLAG_Z			0x01
+#define GS_FLAG_M			0x02
+#define GS_FLAG_BBOX		0x04
+#define GS_FLAG_GEODETIC	0x08
+#define GS_FLAG_EXTENDED	0x10	/* v2 only */
+#define GS_FLAG_VERSION2	0x40
+#define GS_FLAG_VERSION_X	0x80	/* not written by any PostGIS we know */
+
+/* PostGIS geometry type numbers (liblwgeom.h) */
+#define GS_POINT			1
+#define GS_LINE				2
+#define GS_POLYGON			3
+#define GS_MULTIPOINT		4
+#define GS_MULTILINE		5
+#define GS_MULTIPOLYGON		6
+#define GS_COLLECTION		7
+#define GS_CIRCSTRING		8
+#define GS_COMPOUND			9
+#define GS_CURVEPOLY		10
+#define GS_MULTICURVE		11
+#define GS_MULTISURFACE		12
+#define GS_POLYHEDRAL		13
+#define GS_TRIANGLE			14
+#define GS_TIN				15
+
+/* A bounded reader over the serialized bytes. */
+typedef struct GsCursor
+{
+	const uint8 *base;
+	size_t		len;
+	size_t		off;
+} GsCursor;
+
+/* What walking the vertices of a non-point geometry found. */
+typedef struct GsWalk
+{
+	int			ndims;
+	int64		nvertices;
+	bool		finite;
+	bool		has_arcs;		/* a curve type: vertices do not bound it */
+	double		xmin,
+				ymin,
+				xmax,
+				ymax;
+} GsWalk;
+
+/* Raises the error for a malformed value. */
+static void
+pg_attribute_noreturn()
+corrupt(const char *what, size_t off)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("invalid serialized geometry: %s", what),
+			 errdetail("At byte %zu of the serialized value.", off)));
+}
+
+/* Fails unless n more bytes can be read. */
+static inline void
+need(const GsCursor *c, size_t n, const char *what)
+{
+	if (n > c->len - c->off)
+		corrupt(what, c->off);
+}
+
+/* Reads a native uint32. */
+static inline uint32
+read_u32(GsCursor *c, const char *what)
+{
+	uint32		v;
+
+	need(c, sizeof(v), what);
+	memcpy(&v, c->base + c->off, sizeof(v));
+	c->off += sizeof(v);
+	return v;
+}
+
+/* Reads count vertices of walk->ndims doubles, folding x and y into walk. */
+static void
+walk_vertices(GsCursor *c, uint32 count, GsWalk *walk)
+{
+	size_t		stride = (size_t) walk->ndims * sizeof(double);
+	uint32		i;
+
+	need(c, (size_t) count * stride, "vertex array runs past the end");
+	for (i = 0; i < count; i++)
+	{
+		const uint8 *v = c->base + c->off + (size_t) i * stride;
+		double		x,
+					y;
+
+		memcpy(&x, v, sizeof(double));
+		memcpy(&y, v + sizeof(double), sizeof(double));
+		if (!isfinite(x) || !isfinite(y))
+		{
+			walk->finite = false;
+			continue;
+		}
+		if (walk->nvertices == 0)
+		{
+			walk->xmin = walk->xmax = x;
+			walk->ymin = walk->ymax = y;
+		}
+		else
+		{
+			walk->xmin = Min(walk->xmin, x);
+			walk->xmax = Max(walk->xmax, x);
+			walk->ymin = Min(walk->ymin, y);
+			walk->ymax = Max(walk->ymax, y);
+		}
+		walk->nvertices++;
+	}
+	c->off += (size_t) count * stride;
+}
+
+/* Walks one geometry (type, count, body) at the cursor, recursively. */
+static void
+walk_geometry(GsCursor *c, GsWalk *walk)
+{
+	uint32		type;
+	uint32		count;
+	uint32		i;
+
+	check_stack_depth();
+	type = read_u32(c, "truncated geometry header");
+	count = read_u32(c, "truncated geometry header");
+
+	switch (type)
+	{
+		case GS_POINT:
+			if (count > 1)
+				corrupt("point with more than one vertex", c->off);
+			walk_vertices(c, count, walk);
+			break;
+		case GS_CIRCSTRING:
+			walk->has_arcs = true;
+			/* FALLTHROUGH */
+		case GS_LINE:
+		case GS_TRIANGLE:
+			walk_vertices(c, count, walk);
+			break;
+		case GS_POLYGON:
+			{
+				size_t		counts_at = c->off;
+
+				need(c, (size_t) count * sizeof(uint32), "truncated ring counts");
+				c->off += (size_t) count * sizeof(uint32);
+				if (count % 2)
+				{
+					need(c, sizeof(uint32), "missing ring count padding");
+					c->off += sizeof(uint32);
+				}
+				for (i = 0; i < count; i++)
+				{
+					uint32		npoints;
+
+					memcpy(&npoints, c->base + counts_at + (size_t) i * sizeof(uint32),
+						   sizeof(uint32));
+					walk_vertices(c, npoints, walk);
+				}
+			}
+			break;
+		case GS_COMPOUND:
+		case GS_CURVEPOLY:
+		case GS_MULTICURVE:
+		case GS_MULTISURFACE:
+			walk->has_arcs = true;
+			/* FALLTHROUGH */
+		case GS_MULTIPOINT:
+		case GS_MULTILINE:
+		case GS_MULTIPOLYGON:
+		case GS_COLLECTION:
+		case GS_POLYHEDRAL:
+		case GS_TIN:
+			/* each sub-geometry takes at least 8 bytes: bound the loop */
+			need(c, (size_t) count * 8, "collection runs past the end");
+			for (i = 0; i < count; i++)
+				walk_geometry(c, walk);
+			break;
+		default:
+			corrupt(psprintf("unknown geometry type %u", type), c->off);
+	}
+}
+
+/*
+ * A serialized float box bounds its geometry unless a coordinate was beyond
+ * float range (then PostGIS stores +-FLT_MAX).
+ */
+static bool
+box_is_sane(const float *fbox)
+{
+	int			i;
+
+	for (i = 0; i < 4; i++)
+		if (!isfinite(fbox[i]) || fabsf(fbox[i]) >= FLT_MAX)
+			return false;
+	return true;
+}
+
+/* Decodes one non-NULL geometry datum (see gserialized_points.h). */
+void
+gserialized_decode(Datum geom, PostgisFns *fns, GeomInfo *out)
+{
+	struct varlena *raw = (struct varlena *) DatumGetPointer(geom);
+	struct varlena *v = pg_detoast_datum_packed(raw);
+	GsCursor	c;
+	uint8		gflags;
+	uint32		srid;
+	int			ndims;
+	bool		have_box = false;
+	float		fbox[4] = {0};
+
+	c.base = (const uint8 *) VARDATA_ANY(v);
+	c.len = VARSIZE_ANY_EXHDR(v);
+	c.off = 0;
+
+	/* srid[3] and gflags */
+	need(&c, 4, "truncated header");
+	srid = ((uint32) c.base[0] << 16) | ((uint32) c.base[1] << 8) | c.base[2];
+	out->srid = ((int32) (srid << 11)) >> 11;
+	gflags = c.base[3];
+	c.off = 4;
+
+	if (gflags & GS_FLAG_VERSION_X)
+		corrupt("unknown serialization version", 3);
+	if (gflags & GS_FLAG_GEODETIC)
+		corrupt("geodetic flag set on a geometry", 3);
+	ndims = 2 + ((gflags & GS_FLAG_Z) ? 1 : 0) + ((gflags & GS_FLAG_M) ? 1 : 0);
+
+	if ((gflags & GS_FLAG_VERSION2) && (gflags & GS_FLAG_EXTENDED))
+	{
+		need(&c, 8, "truncated extended flags");
+		c.off += 8;
+	}
+	if (gflags & GS_FLAG_BBOX)
+	{
+		size_t		boxbytes = 2 * (size_t) ndims * sizeof(float);
+
+		need(&c, boxbytes, "truncated bounding box");
+		memcpy(fbox, c.base + c.off, sizeof(fbox));	/* xmin, xmax, ymin, ymax */
+		c.off += boxbytes;
+		have_box = true;
+	}
+
+	out->finite = true;
+	{
+		GsCursor	peek = c;
+		uint32		type = read_u32(&peek, "truncated geometry header");
+		uint32		count = read_u32(&peek, "truncated geometry header");
+
+		if (type == GS_POINT)
+		{
+			/* the hot path: one point, read in place */
+			if (count == 0)
+				out->kind = GEOM_EMPTY;
+			else if (count == 1)
+			{
+				need(&peek, (size_t) ndims * sizeof(double), "truncated point");
+				memcpy(&out->x, peek.base + peek.off, sizeof(double));
+				memcpy(&out->y, peek.base + peek.off + sizeof(double), sizeof(double));
+				out->kind = GEOM_POINT;
+				out->finite = isfinite(out->x) && isfinite(out->y);
+			}
+			else
+				corrupt("point with more than one vertex", peek.off);
+		}
+		else
+		{
+			GsWalk		walk;
+
+			memset(&walk, 0, sizeof(walk));
+			walk.ndims = ndims;
+			walk.finite = true;
+			walk_geometry(&c, &walk);
+			out->finite = walk.finite;
+
+			if (walk.nvertices == 0 && walk.finite)
+				out->kind = GEOM_EMPTY;
+			else
+			{
+				out->kind = GEOM_OTHER;
+				if (!walk.has_arcs)
+				{
+					/* the vertices' exact box */
+					out->xmin = walk.xmin;
+					out->ymin = walk.ymin;
+					out->xmax = walk.xmax;
+					out->ymax = walk.ymax;
+				}
+				else if (have_box && box_is_sane(fbox))
+				{
+					/* arcs bulge past their vertices: PostGIS's (outward-rounded) box */
+					out->xmin = fbox[0];
+					out->xmax = fbox[1];
+					out->ymin = fbox[2];
+					out->ymax = fbox[3];
+				}
+				else if (!postgis_box2d(fns, geom, &out->xmin, &out->ymin,
+										&out->xmax, &out->ymax))
+					out->kind = GEOM_EMPTY;
+			}
+		}
+	}
+
+	if (v != raw)
+		pfree(v);
+}

@@ -1,0 +1,43 @@
+/*
+ * gserialized_points.h — reading PostGIS geometry values straight from their
+ * serialized form (GSERIALIZED v1 and v2), without deserializing them.
+ *
+ * For clustering, a geometry is one of: a non-empty point (its x and y), an
+ * EMPTY geometry, or any other non-empty geometry (its 2D bounding box).
+ */
+#ifndef GPU_DBSCAN_GSERIALIZED_POINTS_H
+#define GPU_DBSCAN_GSERIALIZED_POINTS_H
+
+#include "fmgr.h"
+
+#include "postgis_fn.h"
+
+/* What one row holds; the values are those of the core's gd_row_kind. */
+typedef enum GeomKind
+{
+	GEOM_POINT = 0,				/* non-empty point: x, y */
+	GEOM_EMPTY = 1,				/* EMPTY geometry of any type */
+	GEOM_NULL = 2,				/* SQL NULL */
+	GEOM_OTHER = 3				/* non-empty non-point: xmin..ymax */
+} GeomKind;
+
+typedef struct GeomInfo
+{
+	GeomKind	kind;
+	int32		srid;			/* 0 when unknown, as ST_SRID says */
+	bool		finite;			/* false: some x or y is NaN or infinite */
+	double		x,				/* GEOM_POINT */
+				y;
+	double		xmin,			/* GEOM_OTHER: a box containing the geometry */
+				ymin,
+				xmax,
+				ymax;
+} GeomInfo;
+
+/*
+ * Decodes one non-NULL geometry datum into *out.  Corrupt input is an ERROR.
+ * fns is used only for a curved geometry that carries no serialized box.
+ */
+extern void gserialized_decode(Datum geom, PostgisFns *fns, GeomInfo *out);
+
+#endif							/* GPU_DBSCAN_GSERIALIZED_POINTS_H */

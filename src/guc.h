@@ -1,0 +1,23 @@
+/*
+ * guc.h — the gpu_dbscan.* settings, declared in guc.c.
+ */
+#ifndef GPU_DBSCAN_GUC_H
+#define GPU_DBSCAN_GUC_H
+
+/* gpu_dbscan.backend */
+typedef enum GdBackendSetting
+{
+	GD_SETTING_AUTO,			/* the GPU for large partitions when there is one */
+	GD_SETTING_GPU,				/* always the GPU; an error when there is none */
+	GD_SETTING_CPU				/* always the CPU */
+} GdBackendSetting;
+
+extern int	gd_backend_setting;
+extern int	gd_gpu_min_rows;
+extern int	gd_threads;
+extern int	gd_device;
+extern int	gd_device_memory_budget_mb;
+
+extern void gd_define_gucs(void);
+
+#endif							/* GPU_DBSCAN_GUC_H */

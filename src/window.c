@@ -1,0 +1,480 @@
+/*
+ * window.c — the window functions gpu_dbscan() and gpu_dbscan_read_floor().
+ *
+ * At the first row of a partition gpu_dbscan reads every row once, decodes
+ * the geometries from their serialized form, clusters the partition through
+ * the core, and keeps one int32 id per row (-1 for NULL) in memory hung off
+ * the partition-local memory; every row then returns its id.
+ *
+ * A partition of points (and NULL/EMPTY rows) goes to gd_cluster_points.  A
+ * partition with any other geometry goes through candidate pairs from
+ * bounding boxes (gd_candidate_pairs), PostGIS's own st_dwithin as the exact
+ * test, and gd_cluster_graph: the same neighbour test ST_ClusterDBSCAN uses.
+ */
+#include "gd_core.h"			/* before postgres.h: see core_bridge.h */
+
+#include "postgres.h"
+
+#include <limits.h>
+#include <math.h>
+
+#include "miscadmin.h"
+#include "portability/instr_time.h"
+#include "utils/memutils.h"
+#include "windowapi.h"
+
+#include "core_bridge.h"
+#include "gserialized_points.h"
+#include "postgis_fn.h"
+
+StaticAssertDecl((int) GEOM_POINT == (int) GD_ROW_POINT &&
+				 (int) GEOM_EMPTY == (int) GD_ROW_EMPTY &&
+				 (int) GEOM_NULL == (int) GD_ROW_NULL &&
+				 (int) GEOM_OTHER == (int) GD_ROW_OTHER,
+				 "GeomKind must match gd_row_kind");
+
+/* Rows (or pairs) between two checks for a query cancel. */
+#define INTERRUPT_CHECK_INTERVAL 4096
+
+/* What a call site keeps across partitions (flinfo->fn_extra). */
+typedef struct CallCache
+{
+	PostgisFns	fns;
+} CallCache;
+
+/* The answer for one partition, in its partition-local memory. */
+typedef struct PartitionResult
+{
+	bool		done;
+	int64		nrows;
+	int32	   *ids;			/* huge allocation in the partition's context; -1 = NULL */
+} PartitionResult;
+
+/* A partition's rows, read once. */
+typedef struct PartitionRows
+{
+	int64		nrows;
+	uint8	   *kind;			/* GeomKind per row */
+	double	   *x,				/* GEOM_POINT rows; 0 elsewhere */
+			   *y;
+	int64		npoints;
+	/* GEOM_OTHER rows and their boxes, in row order */
+	int64		nother;
+	int64		other_cap;
+	int64	   *other_row;
+	gd_box	   *other_box;
+} PartitionRows;
+
+/* The call site's cache, created on first use. */
+static CallCache *
+get_call_cache(FunctionCallInfo fcinfo)
+{
+	CallCache  *cache = (CallCache *) fcinfo->flinfo->fn_extra;
+
+	if (cache == NULL)
+	{
+		Oid			geometry_type = get_fn_expr_argtype(fcinfo->flinfo, 0);
+
+		if (!OidIsValid(geometry_type))
+			elog(ERROR, "gpu_dbscan: could not determine the type of the geometry argument");
+		cache = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CallCache));
+		postgis_fns_init(&cache->fns, geometry_type, fcinfo->flinfo->fn_mcxt);
+		fcinfo->flinfo->fn_extra = cache;
+	}
+	return cache;
+}
+
+/* PostGIS's neighbour test for two points, bit for bit (no fused multiply-add). */
+static inline bool
+points_within(double px, double py, double qx, double qy, double eps)
+{
+	double		dx = qx - px;
+	double		dy = qy - py;
+
+	return sqrt(dx * dx + dy * dy) <= eps;
+}
+
+/* Appends a non-point row's box to rows->other_*. */
+static void
+add_other(PartitionRows *rows, int64 row, const GeomInfo *g)
+{
+	if (rows->nother == rows->other_cap)
+	{
+		int64		cap = rows->other_cap ? rows->other_cap * 2 : 64;
+
+		if (rows->other_row == NULL)
+		{
+			rows->other_row = MemoryContextAllocHuge(CurrentMemoryContext, cap * sizeof(int64));
+			rows->other_box = MemoryContextAllocHuge(CurrentMemoryContext, cap * sizeof(gd_box));
+		}
+		else
+		{
+			rows->other_row = repalloc_huge(rows->other_row, cap * sizeof(int64));
+			rows->other_box = repalloc_huge(rows->other_box, cap * sizeof(gd_box));
+		}
+		rows->other_cap = cap;
+	}
+	rows->other_row[rows->nother] = row;
+	rows->other_box[rows->nother].xmin = g->xmin;
+	rows->other_box[rows->nother].ymin = g->ymin;
+	rows->other_box[rows->nother].xmax = g->xmax;
+	rows->other_box[rows->nother].ymax = g->ymax;
+	rows->nother++;
+}
+
+/*
+ * Reads every row of the partition once, in order, into *rows (allocated in
+ * the current memory context).  Raises an error for a NaN or infinite
+ * coordinate and for SRIDs that differ between non-NULL rows.
+ */
+static void
+read_partition(WindowObject win, PostgisFns *fns, int64 nrows, PartitionRows *rows)
+{
+	MemoryContext work = CurrentMemoryContext;
+	MemoryContext scratch;
+	bool		have_srid = false;
+	int32		srid = 0;
+	int64		srid_row = 0;
+	int64		i;
+
+	memset(rows, 0, sizeof(*rows));
+	rows->nrows = nrows;
+	rows->kind = MemoryContextAllocHuge(work, Max(nrows, 1) * sizeof(uint8));
+	rows->x = MemoryContextAllocHuge(work, Max(nrows, 1) * sizeof(double));
+	rows->y = MemoryContextAllocHuge(work, Max(nrows, 1) * sizeof(double));
+
+	/* argument evaluation and detoasting of one row happen here */
+	scratch = AllocSetContextCreate(work, "gpu_dbscan row", ALLOCSET_SMALL_SIZES);
+
+	for (i = 0; i < nrows; i++)
+	{
+		GeomInfo	g;
+		bool		isnull;
+		Datum		d;
+
+		if (i % INTERRUPT_CHECK_INTERVAL == 0)
+			CHECK_FOR_INTERRUPTS();
+
+		MemoryContextSwitchTo(scratch);
+		d = WinGetFuncArgInPartition(win, 0, (int) i, WINDOW_SEEK_HEAD, false, &isnull, NULL);
+		if (!isnull)
+			gserialized_decode(d, fns, &g);
+		MemoryContextSwitchTo(work);
+		MemoryContextReset(scratch);
+
+		rows->x[i] = 0.0;
+		rows->y[i] = 0.0;
+		if (isnull)
+		{
+			rows->kind[i] = GEOM_NULL;
+			continue;
+		}
+		rows->kind[i] = (uint8) g.kind;
+
+		if (!g.finite)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("gpu_dbscan: geometry has a NaN or infinite coordinate"),
+					 errdetail("Row %lld of the window partition.", (long long) i + 1)));
+		if (!have_srid)
+		{
+			have_srid = true;
+			srid = g.srid;
+			srid_row = i;
+		}
+		else if (g.srid != srid)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("gpu_dbscan: geometries of one partition have different SRIDs"),
+					 errdetail("Row %lld has SRID %d, row %lld has SRID %d.",
+							   (long long) srid_row + 1, srid, (long long) i + 1, g.srid)));
+
+		if (g.kind == GEOM_POINT)
+		{
+			rows->x[i] = g.x;
+			rows->y[i] = g.y;
+			rows->npoints++;
+		}
+		else if (g.kind == GEOM_OTHER)
+			add_other(rows, i, &g);
+	}
+
+	MemoryContextDelete(scratch);
+}
+
+/* Seconds since start. */
+static double
+seconds_since(instr_time start)
+{
+	instr_time	now;
+
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, start);
+	return INSTR_TIME_GET_DOUBLE(now);
+}
+
+/*
+ * Clusters a partition that holds non-point geometries: candidate pairs from
+ * boxes, the exact test (the point predicate for two points, st_dwithin
+ * otherwise), then the neighbour graph.
+ */
+static void
+cluster_geometries(WindowObject win, PostgisFns *fns, PartitionRows *rows,
+				   double eps, int64 minpoints, int32 *ids)
+{
+	MemoryContext work = CurrentMemoryContext;
+	MemoryContext scratch;
+	int64		n = rows->nrows;
+	gd_box	   *boxes;
+	gd_pair_list list;
+	instr_time	start,
+				phase;
+	double		t_pairs,
+				t_exact = 0,
+				t_graph = 0;
+	int64		i;
+
+	INSTR_TIME_SET_CURRENT(start);
+
+	/* one box per row: a point is a box with min == max */
+	boxes = MemoryContextAllocHuge(work, Max(n, 1) * sizeof(gd_box));
+	for (i = 0; i < n; i++)
+	{
+		boxes[i].xmin = boxes[i].xmax = rows->x[i];
+		boxes[i].ymin = boxes[i].ymax = rows->y[i];
+	}
+	for (i = 0; i < rows->nother; i++)
+		boxes[rows->other_row[i]] = rows->other_box[i];
+	pfree(rows->other_row);
+	pfree(rows->other_box);
+	rows->other_row = NULL;
+	rows->other_box = NULL;
+
+	bridge_candidate_pairs(boxes, rows->kind, n, eps, &list);
+	pfree(boxes);
+	t_pairs = seconds_since(start);
+
+	scratch = AllocSetContextCreate(work, "gpu_dbscan exact test", ALLOCSET_SMALL_SIZES);
+
+	/* the core's pair list is malloc'd: free it whatever happens */
+	PG_TRY();
+	{
+		bool	   *needed;
+		Datum	   *geoms;
+		int64		kept = 0;
+		int64		k;
+
+		INSTR_TIME_SET_CURRENT(phase);
+
+		/* copies of the geometries st_dwithin will be asked about */
+		needed = MemoryContextAllocHuge(work, Max(n, 1) * sizeof(bool));
+		memset(needed, 0, Max(n, 1) * sizeof(bool));
+		for (k = 0; k < list.count; k++)
+		{
+			gd_pair		p = list.pairs[k];
+
+			if (rows->kind[p.i] != GEOM_POINT || rows->kind[p.j] != GEOM_POINT)
+				needed[p.i] = needed[p.j] = true;
+		}
+		geoms = MemoryContextAllocHuge(work, Max(n, 1) * sizeof(Datum));
+		for (i = 0; i < n; i++)
+		{
+			bool		isnull;
+			Datum		d;
+
+			geoms[i] = (Datum) 0;
+			if (!needed[i])
+				continue;
+			if (i % INTERRUPT_CHECK_INTERVAL == 0)
+				CHECK_FOR_INTERRUPTS();
+			MemoryContextSwitchTo(scratch);
+			d = WinGetFuncArgInPartition(win, 0, (int) i, WINDOW_SEEK_HEAD, false, &isnull, NULL);
+			if (isnull)
+				elog(ERROR, "gpu_dbscan: row %lld became NULL on second read", (long long) i + 1);
+			MemoryContextSwitchTo(work);
+			geoms[i] = PointerGetDatum(PG_DETOAST_DATUM_COPY(d));
+			MemoryContextReset(scratch);
+		}
+		pfree(needed);
+
+		/* the exact test, keeping the pairs that pass in place */
+		for (k = 0; k < list.count; k++)
+		{
+			gd_pair		p = list.pairs[k];
+			bool		within;
+
+			if (k % INTERRUPT_CHECK_INTERVAL == 0)
+				CHECK_FOR_INTERRUPTS();
+			if (rows->kind[p.i] == GEOM_POINT && rows->kind[p.j] == GEOM_POINT)
+				within = points_within(rows->x[p.i], rows->y[p.i],
+									   rows->x[p.j], rows->y[p.j], eps);
+			else
+			{
+				MemoryContextSwitchTo(scratch);
+				within = postgis_dwithin(fns, geoms[p.i], geoms[p.j], eps);
+				MemoryContextSwitchTo(work);
+				MemoryContextReset(scratch);
+			}
+			if (within)
+				list.pairs[kept++] = p;
+		}
+		for (i = 0; i < n; i++)
+			if (geoms[i] != (Datum) 0)
+				pfree(DatumGetPointer(geoms[i]));
+		pfree(geoms);
+		t_exact = seconds_since(phase);
+
+		INSTR_TIME_SET_CURRENT(phase);
+		bridge_cluster_graph(rows->kind, n, list.pairs, kept, minpoints, ids);
+		t_graph = seconds_since(phase);
+	}
+	PG_FINALLY();
+	{
+		gd_pair_list_free(&list);
+	}
+	PG_END_TRY();
+
+	MemoryContextDelete(scratch);
+	bridge_record_graph_run(n, rows->npoints + rows->nother, t_pairs, t_exact,
+							t_graph, seconds_since(start));
+}
+
+/*
+ * Reads eps and minpoints from the partition's first row and checks them the
+ * way ST_ClusterDBSCAN does (same messages), plus NaN eps.
+ */
+static void
+read_parameters(WindowObject win, double *eps, int32 *minpoints)
+{
+	bool		isnull;
+	Datum		d;
+
+	d = WinGetFuncArgInPartition(win, 1, 0, WINDOW_SEEK_HEAD, false, &isnull, NULL);
+	*eps = isnull ? 0 : DatumGetFloat8(d);
+	if (isnull || *eps < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("Tolerance must be a positive number")));
+
+	d = WinGetFuncArgInPartition(win, 2, 0, WINDOW_SEEK_HEAD, false, &isnull, NULL);
+	*minpoints = isnull ? 0 : DatumGetInt32(d);
+	if (isnull || *minpoints < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("Minpoints must be a positive number")));
+
+	if (isnan(*eps))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("Tolerance must be a number, not NaN")));
+}
+
+/* The partition's row count, checked against what the window API can address. */
+static int64
+partition_rows(WindowObject win)
+{
+	int64		nrows = WinGetPartitionRowCount(win);
+
+	if (nrows > INT_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("gpu_dbscan: a window partition may hold at most %d rows", INT_MAX)));
+	return nrows;
+}
+
+/* Clusters the current partition into res (see the file comment). */
+static void
+cluster_partition(FunctionCallInfo fcinfo, WindowObject win, PartitionResult *res)
+{
+	CallCache  *cache = get_call_cache(fcinfo);
+	MemoryContext work;
+	MemoryContext old;
+	PartitionRows rows;
+	double		eps;
+	int32		minpoints;
+	int64		nrows;
+	int32	   *ids;
+
+	read_parameters(win, &eps, &minpoints);
+	nrows = partition_rows(win);
+	ids = MemoryContextAllocHuge(GetMemoryChunkContext(res), Max(nrows, 1) * sizeof(int32));
+
+	work = AllocSetContextCreate(CurrentMemoryContext, "gpu_dbscan partition",
+								 ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(work);
+
+	read_partition(win, &cache->fns, nrows, &rows);
+	if (rows.nother == 0)
+		bridge_cluster_points(rows.x, rows.y, rows.kind, nrows, rows.npoints,
+							  eps, minpoints, ids);
+	else
+		cluster_geometries(win, &cache->fns, &rows, eps, minpoints, ids);
+
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(work);
+
+	res->ids = ids;
+	res->nrows = nrows;
+	res->done = true;
+}
+
+PG_FUNCTION_INFO_V1(gpu_dbscan_window);
+
+/*
+ * gpu_dbscan(geom, eps, minpoints) OVER (...): the DBSCAN cluster id of the
+ * row, NULL for noise; the clusters of ST_ClusterDBSCAN, ids 0..k-1 numbered
+ * by each cluster's first row.
+ */
+Datum
+gpu_dbscan_window(PG_FUNCTION_ARGS)
+{
+	WindowObject win = PG_WINDOW_OBJECT();
+	PartitionResult *res;
+	int64		row;
+
+	res = (PartitionResult *) WinGetPartitionLocalMemory(win, sizeof(PartitionResult));
+	if (!res->done)
+		cluster_partition(fcinfo, win, res);
+
+	row = WinGetCurrentPosition(win);
+	if (row < 0 || row >= res->nrows)
+		elog(ERROR, "gpu_dbscan: row %lld outside its partition of %lld rows",
+			 (long long) row, (long long) res->nrows);
+	if (res->ids[row] < 0)
+		PG_RETURN_NULL();
+	PG_RETURN_INT32(res->ids[row]);
+}
+
+PG_FUNCTION_INFO_V1(gpu_dbscan_read_floor);
+
+/*
+ * gpu_dbscan_read_floor(geom) OVER (...): reads and decodes every row of the
+ * partition exactly as gpu_dbscan does, clusters nothing, returns 0: the
+ * cost below which no clustering can go.
+ */
+Datum
+gpu_dbscan_read_floor(PG_FUNCTION_ARGS)
+{
+	WindowObject win = PG_WINDOW_OBJECT();
+	PartitionResult *res;
+
+	res = (PartitionResult *) WinGetPartitionLocalMemory(win, sizeof(PartitionResult));
+	if (!res->done)
+	{
+		CallCache  *cache = get_call_cache(fcinfo);
+		MemoryContext work;
+		MemoryContext old;
+		PartitionRows rows;
+		int64		nrows = partition_rows(win);
+
+		work = AllocSetContextCreate(CurrentMemoryContext, "gpu_dbscan read floor",
+									 ALLOCSET_DEFAULT_SIZES);
+		old = MemoryContextSwitchTo(work);
+		read_partition(win, &cache->fns, nrows, &rows);
+		MemoryContextSwitchTo(old);
+		MemoryContextDelete(work);
+		res->nrows = nrows;
+		res->done = true;
+	}
+	PG_RETURN_INT32(0);
+}
