@@ -1,0 +1,63 @@
+// core_flags.cu — which points are core (at least minpoints neighbours, the
+// point itself included).  Points of dense cells are core without a distance
+// test; the others count over their 25 neighbour cells and stop at minpoints
+// (ArborX's preprocessing phase).  A neighbour cell wholly within eps counts
+// all its points at once; one wholly beyond eps is skipped (see grid.cuh).
+#include "grid.cuh"
+
+namespace gd {
+namespace cuda {
+
+namespace {
+
+__global__ void core_kernel(GridView g, int64_t minpoints, Batch batch, const volatile int* stop,
+                            uint8_t* __restrict__ core) {
+  if (cancelled(stop)) return;
+  uint32_t i;
+  if (!batch_point(batch, g.n, &i)) return;
+  uint32_t c = g.cell_of[i];
+  if (g.dense[c]) {
+    core[i] = 1;
+    return;
+  }
+  double px = g.x[i], py = g.y[i];
+  int64_t count = 0;
+  for (int a = 0; a < 5 && count < minpoints; ++a) {
+    CellRange r = g.rows[static_cast<uint64_t>(c) * 5 + a];
+    for (uint32_t d = r.lo; d < r.hi && count < minpoints; ++d) {
+      Box b = g.box[d];
+      if (!box_may_touch(px, py, b, g.eps)) continue;
+      uint32_t j0 = g.start[d], j1 = g.start[d + 1];
+      if (box_all_within(px, py, b, g.eps)) {
+        count += j1 - j0;
+        continue;
+      }
+      for (uint32_t j = j0; j < j1; ++j) {
+        if (within_eps(px, py, g.x[j], g.y[j], g.eps) && ++count >= minpoints) break;
+      }
+    }
+  }
+  core[i] = count >= minpoints ? 1 : 0;
+}
+
+}  // namespace
+
+void core_flags(RunContext& ctx, const GridView& g, int64_t minpoints, uint32_t nbatches,
+                uint8_t* core) {
+  if (minpoints <= 1) {
+    // Every point is its own neighbour: all core, single linkage.
+    CUDA_TRY(cudaMemsetAsync(core, 1, g.n, ctx.stream()));
+    return;
+  }
+  for (uint32_t b = 0; b < nbatches; ++b) {
+    Batch batch{b, nbatches};
+    uint64_t threads = batch_threads(batch, g.n);
+    if (threads == 0) continue;
+    core_kernel<<<grid_for(threads), kBlock, 0, ctx.stream()>>>(g, minpoints, batch,
+                                                                ctx.cancel_flag_device(), core);
+    GD_CHECK_LAUNCH("core_kernel");
+  }
+}
+
+}  // namespace cuda
+}  // namespace gd

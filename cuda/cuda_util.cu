@@ -1,0 +1,115 @@
+// cuda_util.cu — error path, budget, RAII wrappers and the host's wait loop.
+#include "cuda_util.cuh"
+
+#include <cstdio>
+#include <thread>
+
+namespace gd {
+namespace cuda {
+
+void throw_cuda_error(cudaError_t err, const char* call, const char* file, int line) {
+  const char* base = file;
+  for (const char* p = file; *p; ++p)
+    if (*p == '/') base = p + 1;
+  char msg[400];
+  std::snprintf(msg, sizeof msg, "%s failed at %s:%d: %s", call, base, line,
+                cudaGetErrorString(err));
+  throw Error(err == cudaErrorMemoryAllocation ? GD_ERR_DEVICE_NOMEM : GD_ERR_DEVICE, msg);
+}
+
+static double mib(size_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0); }
+
+void MemoryBudget::acquire(size_t bytes, const char* what) {
+  if (bytes > limit_ || used_ > limit_ - bytes) {
+    char msg[400];
+    std::snprintf(msg, sizeof msg,
+                  "GPU memory budget exceeded: %s needs %.1f MiB with %.1f MiB already in use, "
+                  "budget %.1f MiB (gpu_dbscan.device_memory_budget)",
+                  what, mib(bytes), mib(used_), mib(limit_));
+    throw Error(GD_ERR_DEVICE_NOMEM, msg);
+  }
+  used_ += bytes;
+  if (used_ > peak_) peak_ = used_;
+}
+
+pinned_buffer::pinned_buffer(size_t bytes, unsigned flags) {
+  CUDA_TRY(cudaHostAlloc(&ptr_, bytes, flags));
+}
+
+pinned_buffer::~pinned_buffer() {
+  if (ptr_ != nullptr) (void)cudaFreeHost(ptr_);
+}
+
+Stream::Stream() { CUDA_TRY(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+Stream::~Stream() {
+  if (s_ != nullptr) (void)cudaStreamDestroy(s_);
+}
+
+Event::Event() { CUDA_TRY(cudaEventCreateWithFlags(&e_, cudaEventDisableTiming)); }
+Event::~Event() {
+  if (e_ != nullptr) (void)cudaEventDestroy(e_);
+}
+
+static size_t default_budget(int device) {
+  (void)device;
+  size_t free_b = 0, total_b = 0;
+  CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
+  return free_b / 2;
+}
+
+static int set_device(int device) {
+  CUDA_TRY(cudaSetDevice(device));
+  return device;
+}
+
+RunContext::RunContext(int device, size_t budget_bytes, const CancelToken& cancel)
+    : device_(set_device(device)),
+      cancel_(cancel),
+      budget_(budget_bytes != 0 ? budget_bytes : default_budget(device)),
+      flag_(sizeof(int), cudaHostAllocMapped) {
+  flag_host_ = static_cast<volatile int*>(flag_.data());
+  *flag_host_ = 0;
+  void* dev = nullptr;
+  CUDA_TRY(cudaHostGetDevicePointer(&dev, flag_.data(), 0));
+  flag_dev_ = static_cast<volatile int*>(dev);
+}
+
+RunContext::~RunContext() {
+  // Queued work exits early when the flag is set; wait for it so that the
+  // stream-ordered frees of the run's buffers have happened, then give the
+  // pool's memory back so that nothing stays held between runs.
+  (void)cudaStreamSynchronize(side_.get());
+  (void)cudaStreamSynchronize(main_.get());
+  cudaMemPool_t pool;
+  if (cudaDeviceGetDefaultMemPool(&pool, device_) == cudaSuccess) (void)cudaMemPoolTrimTo(pool, 0);
+  (void)cudaGetLastError();
+}
+
+void RunContext::check_cancel() {
+  if (cancel_.requested()) {
+    *flag_host_ = 1;
+    throw Error(GD_ERR_CANCELLED, "clustering cancelled");
+  }
+}
+
+void RunContext::wait(cudaStream_t s) {
+  CUDA_TRY(cudaEventRecord(done_.get(), s));
+  unsigned spins = 0;
+  for (;;) {
+    cudaError_t err = cudaEventQuery(done_.get());
+    if (err == cudaSuccess) break;
+    if (err != cudaErrorNotReady) throw_cuda_error(err, "device work", __FILE__, __LINE__);
+    check_cancel();
+    // Short sleeps: a cancel is seen within a millisecond of the flag, the
+    // CPU stays free, and a quick stage costs little extra latency.
+    if (spins < 20)
+      std::this_thread::yield();
+    else
+      std::this_thread::sleep_for(std::chrono::microseconds(spins < 200 ? 50 : 500));
+    ++spins;
+  }
+  check_cancel();
+}
+
+}  // namespace cuda
+}  // namespace gd

@@ -1,0 +1,220 @@
+// cuda_util.cuh — the device back end's plumbing: one error path (CUDA_TRY),
+// RAII device memory charged against the run's memory budget, streams and
+// events, and the one place where the host waits for the device (and polls
+// for cancellation while it does).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include "backend.hpp"
+
+namespace gd {
+namespace cuda {
+
+// Turns a CUDA error into the core's exception type.  An allocation failure
+// is GD_ERR_DEVICE_NOMEM (backend=auto falls back to the CPU on it), anything
+// else GD_ERR_DEVICE.
+[[noreturn]] void throw_cuda_error(cudaError_t err, const char* call, const char* file, int line);
+
+#define CUDA_TRY(call)                                                   \
+  do {                                                                   \
+    cudaError_t gd_cuda_err_ = (call);                                   \
+    if (gd_cuda_err_ != cudaSuccess)                                     \
+      ::gd::cuda::throw_cuda_error(gd_cuda_err_, #call, __FILE__, __LINE__); \
+  } while (0)
+
+// After every kernel launch: a bad configuration or a missing kernel image
+// shows up here, not at the next synchronisation.
+#define GD_CHECK_LAUNCH(name) CUDA_TRY(((void)(name), cudaGetLastError()))
+
+// Device memory a run may hold: every device_buffer is charged here before it
+// is allocated, so the budget is never exceeded, and peak() says how much the
+// run needed.
+class MemoryBudget {
+ public:
+  explicit MemoryBudget(size_t limit) : limit_(limit) {}
+  void acquire(size_t bytes, const char* what);
+  void release(size_t bytes) { used_ -= bytes; }
+  size_t limit() const { return limit_; }
+  size_t used() const { return used_; }
+  size_t peak() const { return peak_; }
+
+ private:
+  size_t limit_;
+  size_t used_ = 0;
+  size_t peak_ = 0;
+};
+
+// A typed device allocation with its size and stream, allocated and freed in
+// stream order (cudaMallocAsync / cudaFreeAsync), so a buffer can be dropped
+// while kernels that use it are still queued.
+template <class T>
+class device_buffer {
+ public:
+  device_buffer() = default;
+  device_buffer(size_t count, cudaStream_t stream, MemoryBudget& budget, const char* what)
+      : count_(count), stream_(stream), budget_(&budget) {
+    size_t bytes = count * sizeof(T);
+    if (count != 0 && bytes / count != sizeof(T))
+      throw Error(GD_ERR_DEVICE_NOMEM, std::string("size overflow allocating ") + what);
+    budget.acquire(bytes, what);
+    void* p = nullptr;
+    cudaError_t err = bytes ? cudaMallocAsync(&p, bytes, stream) : cudaSuccess;
+    if (err != cudaSuccess) {
+      budget.release(bytes);
+      (void)cudaGetLastError();
+      throw_cuda_error(err, what, __FILE__, __LINE__);
+    }
+    ptr_ = static_cast<T*>(p);
+  }
+  device_buffer(const device_buffer&) = delete;
+  device_buffer& operator=(const device_buffer&) = delete;
+  device_buffer(device_buffer&& o) noexcept { swap(o); }
+  device_buffer& operator=(device_buffer&& o) noexcept {
+    if (this != &o) {
+      reset();
+      swap(o);
+    }
+    return *this;
+  }
+  ~device_buffer() { reset(); }
+
+  void reset() noexcept {
+    if (ptr_ != nullptr) (void)cudaFreeAsync(ptr_, stream_);
+    if (budget_ != nullptr) budget_->release(count_ * sizeof(T));
+    ptr_ = nullptr;
+    count_ = 0;
+    budget_ = nullptr;
+  }
+  T* data() const { return ptr_; }
+  size_t size() const { return count_; }
+  size_t bytes() const { return count_ * sizeof(T); }
+
+ private:
+  void swap(device_buffer& o) noexcept {
+    std::swap(ptr_, o.ptr_);
+    std::swap(count_, o.count_);
+    std::swap(stream_, o.stream_);
+    std::swap(budget_, o.budget_);
+  }
+  T* ptr_ = nullptr;
+  size_t count_ = 0;
+  cudaStream_t stream_ = nullptr;
+  MemoryBudget* budget_ = nullptr;
+};
+
+// Pinned (page-locked) host memory, for staging copies and the cancel flag.
+// Freed only after the caller has synchronised the streams that used it.
+class pinned_buffer {
+ public:
+  pinned_buffer() = default;
+  pinned_buffer(size_t bytes, unsigned flags);
+  pinned_buffer(const pinned_buffer&) = delete;
+  pinned_buffer& operator=(const pinned_buffer&) = delete;
+  ~pinned_buffer();
+  void* data() const { return ptr_; }
+
+ private:
+  void* ptr_ = nullptr;
+};
+
+class Stream {
+ public:
+  Stream();
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  ~Stream();
+  cudaStream_t get() const { return s_; }
+  operator cudaStream_t() const { return s_; }
+
+ private:
+  cudaStream_t s_ = nullptr;
+};
+
+class Event {
+ public:
+  Event();
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  ~Event();
+  cudaEvent_t get() const { return e_; }
+  operator cudaEvent_t() const { return e_; }
+
+ private:
+  cudaEvent_t e_ = nullptr;
+};
+
+// Everything one run owns on the device apart from its buffers: the device,
+// the streams, the budget and the cancel flag the kernels read.  Declared
+// before the buffers so that it is destroyed after them: its destructor waits
+// for the queued work (which exits early once the flag is set), so the
+// stream-ordered frees have run, and hands the freed memory back to the
+// driver, leaving the device as it was found.
+class RunContext {
+ public:
+  RunContext(int device, size_t budget_bytes, const CancelToken& cancel);
+  RunContext(const RunContext&) = delete;
+  RunContext& operator=(const RunContext&) = delete;
+  ~RunContext();
+
+  cudaStream_t stream() const { return main_.get(); }
+  cudaStream_t side_stream() const { return side_.get(); }
+  MemoryBudget& budget() { return budget_; }
+  size_t budget_limit() const { return budget_.limit(); }
+  size_t budget_peak() const { return budget_.peak(); }
+  // Device-visible flag (mapped pinned memory): set when the run is cancelled
+  // so that queued batch kernels return at once.
+  const volatile int* cancel_flag_device() const { return flag_dev_; }
+
+  // The host's one wait per stage: polls the stream with short sleeps and the
+  // cancel token in between; throws on a device error or a cancel.
+  void wait(cudaStream_t s);
+  void wait() { wait(main_.get()); }
+  void check_cancel();
+
+  template <class T>
+  device_buffer<T> alloc(size_t count, const char* what) {
+    return device_buffer<T>(count, main_.get(), budget_, what);
+  }
+
+ private:
+  int device_;
+  const CancelToken& cancel_;
+  MemoryBudget budget_;
+  Stream main_;
+  Stream side_;
+  Event done_;
+  pinned_buffer flag_;
+  volatile int* flag_host_ = nullptr;
+  volatile int* flag_dev_ = nullptr;
+};
+
+// Seconds since the previous lap; for the per-phase times in gd_run_stats.
+class Stopwatch {
+ public:
+  Stopwatch() : t0_(std::chrono::steady_clock::now()) {}
+  double lap() {
+    auto t = std::chrono::steady_clock::now();
+    double s = std::chrono::duration<double>(t - t0_).count();
+    t0_ = t;
+    return s;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point t0_;
+};
+
+constexpr unsigned kBlock = 256;
+
+inline unsigned grid_for(uint64_t threads, unsigned block = kBlock) {
+  uint64_t g = (threads + block - 1) / block;
+  return static_cast<unsigned>(g == 0 ? 1 : g);
+}
+
+}  // namespace cuda
+}  // namespace gd

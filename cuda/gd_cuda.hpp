@@ -1,0 +1,74 @@
+// gd_cuda.hpp — internal entry points of the CUDA back end, for the unit
+// tests and the benchmark (plain C++: no CUDA header needed to include it).
+// The core's own entry points are gd::gpu_cluster / gd::gpu_available in
+// src/core/backend.hpp; this header adds knobs the SQL path does not need and
+// a way to cluster points that already live on the device, so that the
+// benchmark can time the clustering core without the host<->device copies.
+//
+// Only meaningful when the library is built with CUDA (GD_HAVE_CUDA=1).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "backend.hpp"
+
+namespace gd {
+namespace cuda {
+
+struct Options {
+  // Candidate distance tests one batch launch may make (estimate); 0 = 2^28.
+  uint64_t work_per_batch = 0;
+  // At most this many points per batch; 0 = no cap.  Tests use it to force
+  // many batches.
+  uint32_t max_batch_points = 0;
+  // Points per upload chunk through the pinned staging buffers; 0 = automatic.
+  uint32_t chunk_points = 0;
+};
+
+struct RunInfo {
+  size_t budget_bytes = 0;       // the budget the run was held to
+  size_t peak_device_bytes = 0;  // most device memory it held at once
+  uint64_t work_estimate = 0;    // candidate tests estimated from the grid
+};
+
+// gd::gpu_cluster with options: host points in, per-point representatives
+// (original point indexes, kNoise for noise) out.
+void cluster_host(const PointsView& pts, const gd_params& params, const CancelToken& cancel,
+                  uint32_t* rep, gd_run_stats& stats, const Options& opts,
+                  RunInfo* info = nullptr);
+
+// Same, with x, y and rep in device memory (of params.device); stats.t_transfer
+// stays 0.  Used by the benchmark to time the core alone.
+void cluster_device(const double* d_x, const double* d_y, uint32_t n, const gd_params& params,
+                    const CancelToken& cancel, uint32_t* d_rep, gd_run_stats& stats,
+                    const Options& opts = Options(), RunInfo* info = nullptr);
+
+// Device-resident copies of a point set plus room for the representatives,
+// for cluster_device (RAII; cudaMalloc'd outside any run's budget).
+class DevicePoints {
+ public:
+  DevicePoints(const double* x, const double* y, uint32_t n, int device);
+  DevicePoints(const DevicePoints&) = delete;
+  DevicePoints& operator=(const DevicePoints&) = delete;
+  ~DevicePoints();
+  const double* x() const { return x_; }
+  const double* y() const { return y_; }
+  uint32_t* rep() const { return rep_; }
+  uint32_t size() const { return n_; }
+  void copy_reps_to_host(uint32_t* rep) const;
+
+ private:
+  double* x_ = nullptr;
+  double* y_ = nullptr;
+  uint32_t* rep_ = nullptr;
+  uint32_t n_ = 0;
+  int device_ = 0;
+};
+
+// Bytes of device memory in use on the device (total - free), for the tests
+// that check that repeated runs do not grow it.
+size_t device_memory_used(int device);
+
+}  // namespace cuda
+}  // namespace gd

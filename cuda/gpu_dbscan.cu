@@ -1,0 +1,256 @@
+// gpu_dbscan.cu — the CUDA back end's entry points and the pipeline that
+// strings the stages together:
+//
+//   upload (transfer.cu) -> grid (grid.cu) -> core flags (core_flags.cu)
+//   -> union-find over core pairs (union_find.cu) -> borders and
+//   representatives (labels.cu) -> download
+//
+// Each stage enqueues its kernels on the run's stream; the host waits once per
+// stage (RunContext::wait), polling the cancel token while it does.  Memory is
+// charged to a budget (params.device_memory_budget, 0 = half the free device
+// memory at the start); the neighbour stages run in strided batches sized by
+// the grid's work estimate and never need memory for pairs.  CUDA is touched
+// only inside these functions, never at library load.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cub/device/device_radix_sort.cuh>
+
+#include "gd_cuda.hpp"
+#include "grid.cuh"
+
+namespace gd {
+
+namespace cuda {
+
+namespace cub = CUB_NS_QUALIFIER;
+
+namespace {
+
+constexpr uint64_t kDefaultWorkPerBatch = uint64_t{1} << 28;
+
+// Memory the sort stage needs at its peak (the largest point-level stage):
+// the unsorted coordinates, keys and point order in two buffers each, the
+// sorted coordinates being gathered, and CUB's temporary storage.
+size_t sort_stage_bytes(uint32_t n) {
+  size_t bytes = 0;
+  cub::DoubleBuffer<uint64_t> kb(nullptr, nullptr);
+  cub::DoubleBuffer<uint32_t> vb(nullptr, nullptr);
+  CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, bytes, kb, vb, n, 0, 64, nullptr));
+  return static_cast<size_t>(n) * (16 + 16 + 8) + bytes;
+}
+
+uint32_t plan_batches(uint64_t work, uint32_t n, const Options& opts) {
+  uint64_t per = opts.work_per_batch ? opts.work_per_batch : kDefaultWorkPerBatch;
+  uint64_t nb = work / per + 1;
+  if (opts.max_batch_points != 0)
+    nb = std::max<uint64_t>(nb, (static_cast<uint64_t>(n) + opts.max_batch_points - 1) /
+                                    opts.max_batch_points);
+  uint64_t warps = (static_cast<uint64_t>(n) + 31) / 32;
+  nb = std::min(nb, std::max<uint64_t>(warps, 1));
+  return static_cast<uint32_t>(std::max<uint64_t>(nb, 1));
+}
+
+void check_fits(const RunContext& ctx, uint32_t n) {
+  size_t need = sort_stage_bytes(n);
+  if (need > ctx.budget_limit()) {
+    char msg[300];
+    std::snprintf(msg, sizeof msg,
+                  "%u points need about %.1f MiB of GPU memory, the budget is %.1f MiB "
+                  "(gpu_dbscan.device_memory_budget)",
+                  n, need / 1048576.0, ctx.budget_limit() / 1048576.0);
+    throw Error(GD_ERR_DEVICE_NOMEM, msg);
+  }
+}
+
+// Everything after the points are on the device.  x, y are released once the
+// grid has gathered them (when the run owns them).  The representatives go to
+// d_rep, or, when d_rep is null, into a buffer of the run that is returned.
+device_buffer<uint32_t> cluster_on_device(RunContext& ctx, const double* dx, const double* dy,
+                                          uint32_t n, const Bounds& bounds,
+                                          const gd_params& params, const Options& opts,
+                                          gd_run_stats& stats, Stopwatch& sw,
+                                          device_buffer<double>* own_x,
+                                          device_buffer<double>* own_y, uint32_t* d_rep,
+                                          RunInfo* info) {
+  if (!(std::isfinite(bounds.xmin) && std::isfinite(bounds.xmax) && std::isfinite(bounds.ymin) &&
+        std::isfinite(bounds.ymax)))
+    throw Error(GD_ERR_INVALID, "point coordinates must be finite");
+  double eps = params.eps;
+  int64_t minpoints = params.minpoints;
+
+  Grid grid = build_grid(ctx, dx, dy, n, bounds, eps, minpoints, stats, own_x, own_y);
+  stats.t_sort += sw.lap();
+  GridView g = grid.view(eps);
+
+  uint32_t nb = plan_batches(grid.work, n, opts);
+  stats.batches = nb;
+  if (info != nullptr) info->work_estimate = grid.work;
+
+  auto core = ctx.alloc<uint8_t>(n, "core flags");
+  core_flags(ctx, g, minpoints, nb, core.data());
+  ctx.wait();
+  stats.t_core += sw.lap();
+
+  auto parent = ctx.alloc<uint32_t>(n, "union-find parents");
+  init_parents(ctx, g, parent.data());
+  union_core_pairs(ctx, g, core.data(), nb, parent.data());
+  ctx.wait();
+  stats.t_union += sw.lap();
+
+  if (minpoints > 1) assign_borders(ctx, g, core.data(), nb, parent.data());
+  // The cell of each point is no longer needed: its buffer takes the
+  // representatives when the caller gave none.
+  device_buffer<uint32_t> out;
+  if (d_rep == nullptr) {
+    out = std::move(grid.cell_of);
+    d_rep = out.data();
+  }
+  final_reps(ctx, g, core.data(), parent.data(), d_rep);
+  ctx.wait();
+  stats.t_label += sw.lap();
+  if (info != nullptr) {
+    info->budget_bytes = ctx.budget_limit();
+    info->peak_device_bytes = ctx.budget_peak();
+  }
+  return out;
+}
+
+void start_stats(gd_run_stats& stats, uint32_t n) {
+  stats.backend = GD_BACKEND_GPU;
+  stats.points = n;
+  stats.cells = 0;
+  stats.batches = 0;
+  stats.t_transfer = stats.t_sort = stats.t_core = stats.t_union = stats.t_label = 0;
+  stats.t_total = 0;
+}
+
+}  // namespace
+
+void cluster_host(const PointsView& pts, const gd_params& params, const CancelToken& cancel,
+                  uint32_t* rep, gd_run_stats& stats, const Options& opts, RunInfo* info) {
+  Stopwatch total, sw;
+  start_stats(stats, pts.n);
+  if (pts.n == 0) return;
+  RunContext ctx(params.device, params.device_memory_budget, cancel);
+  check_fits(ctx, pts.n);
+  device_buffer<double> dx, dy;
+  Bounds bounds;
+  sw.lap();
+  upload_points(ctx, pts.x, pts.y, pts.n, opts.chunk_points, &dx, &dy, &bounds);
+  stats.t_transfer += sw.lap();
+  device_buffer<uint32_t> d_rep = cluster_on_device(ctx, dx.data(), dy.data(), pts.n, bounds,
+                                                    params, opts, stats, sw, &dx, &dy, nullptr,
+                                                    info);
+  sw.lap();
+  download_reps(ctx, d_rep.data(), pts.n, rep);
+  stats.t_transfer += sw.lap();
+  stats.t_total = total.lap();
+}
+
+void cluster_device(const double* d_x, const double* d_y, uint32_t n, const gd_params& params,
+                    const CancelToken& cancel, uint32_t* d_rep, gd_run_stats& stats,
+                    const Options& opts, RunInfo* info) {
+  Stopwatch total, sw;
+  start_stats(stats, n);
+  if (n == 0) return;
+  RunContext ctx(params.device, params.device_memory_budget, cancel);
+  // The caller's x, y stay: only the sort stage's own buffers count.
+  check_fits(ctx, n);
+  Bounds bounds = device_bounds(ctx, d_x, d_y, n);
+  stats.t_sort += sw.lap();
+  cluster_on_device(ctx, d_x, d_y, n, bounds, params, opts, stats, sw, nullptr, nullptr, d_rep,
+                    info);
+  stats.t_total = total.lap();
+}
+
+DevicePoints::DevicePoints(const double* x, const double* y, uint32_t n, int device)
+    : n_(n), device_(device) {
+  CUDA_TRY(cudaSetDevice(device));
+  size_t m = std::max<size_t>(n, 1);
+  try {
+    CUDA_TRY(cudaMalloc(&x_, sizeof(double) * m));
+    CUDA_TRY(cudaMalloc(&y_, sizeof(double) * m));
+    CUDA_TRY(cudaMalloc(&rep_, sizeof(uint32_t) * m));
+    CUDA_TRY(cudaMemcpy(x_, x, sizeof(double) * n, cudaMemcpyHostToDevice));
+    CUDA_TRY(cudaMemcpy(y_, y, sizeof(double) * n, cudaMemcpyHostToDevice));
+  } catch (...) {
+    this->~DevicePoints();
+    throw;
+  }
+}
+
+DevicePoints::~DevicePoints() {
+  (void)cudaSetDevice(device_);
+  if (x_ != nullptr) (void)cudaFree(x_);
+  if (y_ != nullptr) (void)cudaFree(y_);
+  if (rep_ != nullptr) (void)cudaFree(rep_);
+  x_ = y_ = nullptr;
+  rep_ = nullptr;
+}
+
+void DevicePoints::copy_reps_to_host(uint32_t* rep) const {
+  CUDA_TRY(cudaSetDevice(device_));
+  CUDA_TRY(cudaMemcpy(rep, rep_, sizeof(uint32_t) * n_, cudaMemcpyDeviceToHost));
+}
+
+size_t device_memory_used(int device) {
+  CUDA_TRY(cudaSetDevice(device));
+  CUDA_TRY(cudaDeviceSynchronize());
+  size_t free_b = 0, total_b = 0;
+  CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
+  return total_b - free_b;
+}
+
+namespace {
+__global__ void probe_kernel(int* out) { *out = 42; }
+}  // namespace
+
+}  // namespace cuda
+
+void gpu_cluster(const PointsView& pts, const gd_params& params, const CancelToken& cancel,
+                 uint32_t* rep, gd_run_stats& stats) {
+  cuda::cluster_host(pts, params, cancel, rep, stats, cuda::Options());
+}
+
+// A usable device: the runtime loads, the ordinal exists, its compute
+// capability has code in this build (8.0 and later), and a small allocation
+// and a kernel launch work.  Nothing is cached, so the answer stays right in a
+// process forked after an earlier call.
+bool gpu_available(int device, std::string* why) {
+  auto fail = [&](const std::string& w) {
+    (void)cudaGetLastError();
+    if (why != nullptr) *why = w;
+    return false;
+  };
+  int count = 0;
+  cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess) return fail(std::string("no CUDA device: ") + cudaGetErrorString(err));
+  if (count == 0) return fail("no CUDA device");
+  if (device < 0 || device >= count)
+    return fail("CUDA device " + std::to_string(device) + " does not exist (" +
+                std::to_string(count) + " found)");
+  cudaDeviceProp prop;
+  err = cudaGetDeviceProperties(&prop, device);
+  if (err != cudaSuccess)
+    return fail(std::string("cudaGetDeviceProperties failed: ") + cudaGetErrorString(err));
+  if (prop.major < 8)
+    return fail(std::string(prop.name) + " has compute capability " + std::to_string(prop.major) +
+                "." + std::to_string(prop.minor) + "; gpu_dbscan needs 8.0 or later");
+  err = cudaSetDevice(device);
+  if (err != cudaSuccess) return fail(std::string("cudaSetDevice failed: ") + cudaGetErrorString(err));
+  int* probe = nullptr;
+  err = cudaMalloc(&probe, sizeof(int));
+  if (err != cudaSuccess) return fail(std::string("cudaMalloc failed: ") + cudaGetErrorString(err));
+  cuda::probe_kernel<<<1, 1>>>(probe);
+  err = cudaGetLastError();
+  if (err == cudaSuccess) err = cudaDeviceSynchronize();
+  int value = 0;
+  if (err == cudaSuccess) err = cudaMemcpy(&value, probe, sizeof value, cudaMemcpyDeviceToHost);
+  (void)cudaFree(probe);
+  if (err != cudaSuccess) return fail(std::string("kernel launch failed: ") + cudaGetErrorString(err));
+  if (value != 42) return fail("probe kernel returned a wrong value");
+  return true;
+}
+
+}  // namespace gd

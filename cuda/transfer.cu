@@ -1,0 +1,150 @@
+// transfer.cu — host <-> device copies.  The points go up in chunks through
+// two pinned staging buffers on two streams: while chunk k+1 is copied into
+// its staging buffer (host) and across the bus, the bounds of chunk k are
+// reduced on the device.  The bounds fix the grid origin, so the cell keys
+// themselves can only be computed once every chunk has arrived (grid.cu).
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+
+#include <algorithm>
+#include <cstring>
+#include <cub/device/device_reduce.cuh>
+
+#include "grid.cuh"
+
+namespace gd {
+namespace cuda {
+
+namespace cub = CUB_NS_QUALIFIER;
+namespace thrust = THRUST_NS_QUALIFIER;
+
+namespace {
+
+struct PointBounds {
+  const double* x;
+  const double* y;
+  __host__ __device__ Bounds operator()(uint64_t i) const { return Bounds{x[i], x[i], y[i], y[i]}; }
+};
+
+struct MergeBounds {
+  __host__ __device__ Bounds operator()(const Bounds& a, const Bounds& b) const {
+    return Bounds{fmin(a.xmin, b.xmin), fmax(a.xmax, b.xmax), fmin(a.ymin, b.ymin),
+                  fmax(a.ymax, b.ymax)};
+  }
+};
+
+constexpr double kInf = __builtin_huge_val();
+const Bounds kEmptyBounds{kInf, -kInf, kInf, -kInf};
+
+using BoundsIter = thrust::transform_iterator<PointBounds, thrust::counting_iterator<uint64_t>>;
+
+BoundsIter bounds_iter(const double* x, const double* y, uint64_t first) {
+  return BoundsIter(thrust::counting_iterator<uint64_t>(first), PointBounds{x, y});
+}
+
+size_t reduce_temp_bytes(uint32_t items) {
+  size_t bytes = 0;
+  CUDA_TRY(cub::DeviceReduce::Reduce(nullptr, bytes, bounds_iter(nullptr, nullptr, 0),
+                                     static_cast<Bounds*>(nullptr), items, MergeBounds{},
+                                     kEmptyBounds, nullptr));
+  return bytes;
+}
+
+// Waits for both streams before the staging buffers go away, also when the
+// upload is left by an exception.
+struct StreamsDrained {
+  cudaStream_t a, b;
+  ~StreamsDrained() {
+    (void)cudaStreamSynchronize(a);
+    (void)cudaStreamSynchronize(b);
+  }
+};
+
+}  // namespace
+
+Bounds device_bounds(RunContext& ctx, const double* dx, const double* dy, uint32_t n) {
+  auto temp = ctx.alloc<uint8_t>(std::max<size_t>(reduce_temp_bytes(n), 1), "bounds reduction");
+  auto out = ctx.alloc<Bounds>(1, "bounds");
+  size_t bytes = temp.size();
+  CUDA_TRY(cub::DeviceReduce::Reduce(temp.data(), bytes, bounds_iter(dx, dy, 0), out.data(), n,
+                                     MergeBounds{}, kEmptyBounds, ctx.stream()));
+  Bounds b;
+  CUDA_TRY(cudaMemcpyAsync(&b, out.data(), sizeof b, cudaMemcpyDeviceToHost, ctx.stream()));
+  ctx.wait();
+  return b;
+}
+
+void upload_points(RunContext& ctx, const double* x, const double* y, uint32_t n,
+                   uint32_t chunk_points, device_buffer<double>* dx, device_buffer<double>* dy,
+                   Bounds* bounds) {
+  *dx = ctx.alloc<double>(n, "point x coordinates");
+  *dy = ctx.alloc<double>(n, "point y coordinates");
+  if (n <= (1u << 16) && chunk_points == 0) {
+    // Small inputs: pinning costs more than it saves.
+    CUDA_TRY(cudaMemcpyAsync(dx->data(), x, sizeof(double) * n, cudaMemcpyHostToDevice,
+                             ctx.stream()));
+    CUDA_TRY(cudaMemcpyAsync(dy->data(), y, sizeof(double) * n, cudaMemcpyHostToDevice,
+                             ctx.stream()));
+    *bounds = device_bounds(ctx, dx->data(), dy->data(), n);
+    return;
+  }
+
+  uint32_t chunk = chunk_points;
+  if (chunk == 0) chunk = std::min<uint32_t>(std::max<uint32_t>(n / 4, 1u << 16), 1u << 20);
+  chunk = std::min(chunk, n);
+  uint32_t nchunks = static_cast<uint32_t>((static_cast<uint64_t>(n) + chunk - 1) / chunk);
+
+  cudaStream_t streams[2] = {ctx.stream(), ctx.side_stream()};
+  size_t tbytes = std::max<size_t>(reduce_temp_bytes(chunk), 1);
+  device_buffer<uint8_t> temp[2] = {ctx.alloc<uint8_t>(tbytes, "bounds reduction"),
+                                    ctx.alloc<uint8_t>(tbytes, "bounds reduction")};
+  auto partial = ctx.alloc<Bounds>(nchunks, "chunk bounds");
+  auto total = ctx.alloc<Bounds>(1, "bounds");
+  size_t fbytes = std::max<size_t>(reduce_temp_bytes(nchunks), 1);
+  auto ftemp = ctx.alloc<uint8_t>(fbytes, "bounds reduction");
+  pinned_buffer stage0(sizeof(double) * 2 * chunk, cudaHostAllocDefault);
+  pinned_buffer stage1(sizeof(double) * 2 * chunk, cudaHostAllocDefault);
+  double* stage[2] = {static_cast<double*>(stage0.data()), static_cast<double*>(stage1.data())};
+  StreamsDrained drained{streams[0], streams[1]};
+
+  // The side stream must see the allocations made on the main stream.
+  Event allocated;
+  CUDA_TRY(cudaEventRecord(allocated, streams[0]));
+  CUDA_TRY(cudaStreamWaitEvent(streams[1], allocated, 0));
+
+  for (uint32_t k = 0; k < nchunks; ++k) {
+    int b = k & 1;
+    uint64_t off = static_cast<uint64_t>(k) * chunk;
+    uint32_t cnt = static_cast<uint32_t>(std::min<uint64_t>(chunk, n - off));
+    if (k >= 2) ctx.wait(streams[b]);  // staging buffer b is free again
+    else ctx.check_cancel();
+    std::memcpy(stage[b], x + off, sizeof(double) * cnt);
+    std::memcpy(stage[b] + chunk, y + off, sizeof(double) * cnt);
+    CUDA_TRY(cudaMemcpyAsync(dx->data() + off, stage[b], sizeof(double) * cnt,
+                             cudaMemcpyHostToDevice, streams[b]));
+    CUDA_TRY(cudaMemcpyAsync(dy->data() + off, stage[b] + chunk, sizeof(double) * cnt,
+                             cudaMemcpyHostToDevice, streams[b]));
+    size_t bytes = temp[b].size();
+    CUDA_TRY(cub::DeviceReduce::Reduce(temp[b].data(), bytes, bounds_iter(dx->data(), dy->data(), off),
+                                       partial.data() + k, cnt, MergeBounds{}, kEmptyBounds,
+                                       streams[b]));
+  }
+  Event side_done;
+  CUDA_TRY(cudaEventRecord(side_done, streams[1]));
+  CUDA_TRY(cudaStreamWaitEvent(streams[0], side_done, 0));
+  CUDA_TRY(cub::DeviceReduce::Reduce(ftemp.data(), fbytes, partial.data(), total.data(), nchunks,
+                                     MergeBounds{}, kEmptyBounds, streams[0]));
+  Bounds out;
+  CUDA_TRY(cudaMemcpyAsync(&out, total.data(), sizeof out, cudaMemcpyDeviceToHost, streams[0]));
+  ctx.wait();
+  *bounds = out;
+}
+
+void download_reps(RunContext& ctx, const uint32_t* d_rep, uint32_t n, uint32_t* rep) {
+  CUDA_TRY(cudaMemcpyAsync(rep, d_rep, sizeof(uint32_t) * n, cudaMemcpyDeviceToHost,
+                           ctx.stream()));
+  ctx.wait();
+}
+
+}  // namespace cuda
+}  // namespace gd
