@@ -8,6 +8,10 @@
 //   gd_bench [--sizes 1M,10M] [--datasets uniform,blobs] [--eps 1,2,5]
 //            [--minpoints 10] [--runs 3] [--threads 0] [--backends cpu,gpu]
 //            [--device 0] [--seed 42]
+//
+// Built with the CUDA back end, it also times "points already on the device":
+// gd::cuda::cluster_device on device-resident x, y (uploaded once, outside the
+// timing), the clustering core without the host<->device copies.
 #include <sys/utsname.h>
 
 #include <algorithm>
@@ -25,6 +29,13 @@
 
 #include "datasets.hpp"
 #include "gd_core.h"
+
+#if defined(GD_HAVE_CUDA) && defined(__has_include)
+#if __has_include("gd_cuda.hpp")
+#include "gd_cuda.hpp"
+#define GD_BENCH_RESIDENT 1
+#endif
+#endif
 
 namespace {
 
@@ -206,6 +217,48 @@ Result time_backend(const gd_bench::PointSet& ps, const std::vector<uint8_t>& ki
   return r;
 }
 
+#ifdef GD_BENCH_RESIDENT
+// GPU with the points already in device memory: the core alone, no copies.
+// The representatives are brought back and numbered outside the timing.
+Result time_resident(const gd_bench::PointSet& ps, const std::vector<uint8_t>& kinds, double eps,
+                     const Options& o) {
+  Result r;
+  gd_params params;
+  gd_params_init(&params);
+  params.eps = eps;
+  params.minpoints = o.minpoints;
+  params.backend = GD_BACKEND_GPU;
+  params.device = o.device;
+  const int64_t n = static_cast<int64_t>(ps.x.size());
+  try {
+    gd::CancelToken cancel(params);
+    gd::cuda::DevicePoints dp(ps.x.data(), ps.y.data(), static_cast<uint32_t>(n), o.device);
+    r.best = std::numeric_limits<double>::infinity();
+    for (int run = 0; run < o.runs; run++) {
+      gd_run_stats stats{};
+      double t0 = now_s();
+      gd::cuda::cluster_device(dp.x(), dp.y(), dp.size(), params, cancel, dp.rep(), stats);
+      double t = now_s() - t0;
+      if (t < r.best) {
+        r.best = t;
+        r.stats = stats;
+      }
+      if (run == 0) {
+        std::vector<uint32_t> rep(n);
+        dp.copy_reps_to_host(rep.data());
+        r.ids.resize(n);
+        gd::assign_ids(kinds.data(), n, rep.data(), o.minpoints, r.ids.data());
+      }
+    }
+    r.ran = true;
+  } catch (const std::exception& e) {
+    r.error = e.what();
+    r.ran = false;
+  }
+  return r;
+}
+#endif
+
 // The first CUDA call of a process creates its context (hundreds of ms);
 // a tiny clustering before timing keeps that out of every table row.
 void warm_up_gpu(const Options& o) {
@@ -254,7 +307,7 @@ struct Row {
   std::string dataset;
   int64_t n;
   double eps;
-  Result cpu, gpu;
+  Result cpu, gpu, res;
   int64_t clusters = 0;
   double noise = 0.0;
   std::string ids;  // MATCH / DIFF (k rows) / —
@@ -273,44 +326,55 @@ void summarise(Row& row) {
   row.clusters = static_cast<int64_t>(maxid) + 1;
   row.noise = ref.ids.empty() ? 0.0 : static_cast<double>(noise) / ref.ids.size();
   row.cells = ref.stats.cells;
-  if (row.cpu.ran && row.gpu.ran) {
+  // Against the CPU's ids when the CPU ran, else the resident run against the GPU's.
+  auto compare = [](const Result& a, const Result& b) -> std::string {
     int64_t diff = 0;
-    for (size_t i = 0; i < row.cpu.ids.size(); i++) diff += row.cpu.ids[i] != row.gpu.ids[i];
-    row.ids = diff == 0 ? "MATCH" : "DIFF (" + std::to_string(diff) + " rows)";
-  } else {
-    row.ids = "—";
-  }
+    for (size_t i = 0; i < a.ids.size(); i++) diff += a.ids[i] != b.ids[i];
+    return diff == 0 ? "MATCH" : "DIFF (" + std::to_string(diff) + " rows)";
+  };
+  std::vector<std::string> verdicts;
+  if (row.cpu.ran && row.gpu.ran) verdicts.push_back(compare(row.cpu, row.gpu));
+  if (row.res.ran && (row.cpu.ran || row.gpu.ran))
+    verdicts.push_back("resident " + compare(ref, row.res));
+  row.ids.clear();
+  for (auto& v : verdicts) row.ids += (row.ids.empty() ? "" : ", ") + v;
+  if (row.ids.empty()) row.ids = "—";
 }
 
 void print_tables(const std::vector<Row>& rows, int64_t minpoints) {
-  std::printf("\n| data set | points | eps | CPU s | GPU s | GPU speed-up (CPU s / GPU s) | clusters | noise | GPU ids vs CPU |\n");
-  std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
+  auto speedup = [](const Result& cpu, const Result& gpu) {
+    return (cpu.ran && gpu.ran && gpu.best > 0) ? fmt("%.1fx", cpu.best / gpu.best) : std::string("—");
+  };
+  std::printf("\n| data set | points | eps | CPU s | GPU s | GPU resident s | CPU / GPU | CPU / GPU resident | clusters | noise | GPU ids vs CPU |\n");
+  std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
   for (const Row& r : rows) {
-    std::string ratio = (r.cpu.ran && r.gpu.ran && r.gpu.best > 0) ? fmt("%.1fx", r.cpu.best / r.gpu.best) : "—";
-    std::printf("| %s | %s | %s | %s | %s | %s | %lld | %.1f%% | %s |\n", r.dataset.c_str(),
+    std::printf("| %s | %s | %s | %s | %s | %s | %s | %s | %lld | %.1f%% | %s |\n", r.dataset.c_str(),
                 size_label(r.n).c_str(), eps_label(r.eps).c_str(), secs(r.cpu).c_str(),
-                secs(r.gpu).c_str(), ratio.c_str(), static_cast<long long>(r.clusters),
-                100.0 * r.noise, r.ids.c_str());
+                secs(r.gpu).c_str(), secs(r.res).c_str(), speedup(r.cpu, r.gpu).c_str(),
+                speedup(r.cpu, r.res).c_str(), static_cast<long long>(r.clusters), 100.0 * r.noise,
+                r.ids.c_str());
   }
-  std::printf("\nminpoints %lld; seconds are wall time around gd_cluster_points (host arrays in, ids out), best of the runs.\n",
+  std::printf("\nminpoints %lld; seconds are wall time around the call, best of the runs: CPU and GPU are\n"
+              "gd_cluster_points (host arrays in, ids out); GPU resident is gd::cuda::cluster_device on points\n"
+              "already in device memory (no copies, representatives left on the device).\n",
               static_cast<long long>(minpoints));
 
   std::printf("\nPer-phase seconds (gd_run_stats of the best run):\n\n");
-  std::printf("| data set | points | eps | grid cells | CPU phases | GPU phases |\n");
-  std::printf("|---|---:|---:|---:|---|---|\n");
+  std::printf("| data set | points | eps | grid cells | CPU phases | GPU phases | GPU resident phases |\n");
+  std::printf("|---|---:|---:|---:|---|---|---|\n");
   for (const Row& r : rows) {
-    std::printf("| %s | %s | %s | %lld | %s | %s |\n", r.dataset.c_str(), size_label(r.n).c_str(),
+    std::printf("| %s | %s | %s | %lld | %s | %s | %s |\n", r.dataset.c_str(), size_label(r.n).c_str(),
                 eps_label(r.eps).c_str(), static_cast<long long>(r.cells), phases(r.cpu).c_str(),
-                phases(r.gpu).c_str());
+                phases(r.gpu).c_str(), phases(r.res).c_str());
   }
   bool any_error = false;
   for (const Row& r : rows) {
-    for (const Result* res : {&r.cpu, &r.gpu}) {
+    for (const Result* res : {&r.cpu, &r.gpu, &r.res}) {
       if (!res->ran && !res->error.empty()) {
         if (!any_error) std::printf("\nErrors:\n\n");
         any_error = true;
         std::printf("- %s %s eps %s %s: %s\n", r.dataset.c_str(), size_label(r.n).c_str(),
-                    eps_label(r.eps).c_str(), res == &r.cpu ? "CPU" : "GPU", res->error.c_str());
+                    eps_label(r.eps).c_str(), res == &r.cpu ? "CPU" : res == &r.gpu ? "GPU" : "GPU resident", res->error.c_str());
       }
     }
   }
@@ -367,6 +431,10 @@ int main(int argc, char** argv) {
         if (gpu_ok) {
           std::fprintf(stderr, "  eps %g GPU ...\n", eps);
           row.gpu = time_backend(ps, kinds, eps, o, GD_BACKEND_GPU);
+#ifdef GD_BENCH_RESIDENT
+          std::fprintf(stderr, "  eps %g GPU resident ...\n", eps);
+          row.res = time_resident(ps, kinds, eps, o);
+#endif
         }
         summarise(row);
         // Keep the ids out of memory once compared: 100M rows are 400 MB each.
@@ -374,8 +442,11 @@ int main(int argc, char** argv) {
         row.cpu.ids.shrink_to_fit();
         row.gpu.ids.clear();
         row.gpu.ids.shrink_to_fit();
-        std::fprintf(stderr, "  eps %g: CPU %s s, GPU %s s, %s\n", eps, secs(row.cpu).c_str(),
-                     secs(row.gpu).c_str(), row.ids.c_str());
+        row.res.ids.clear();
+        row.res.ids.shrink_to_fit();
+        std::fprintf(stderr, "  eps %g: CPU %s s, GPU %s s, GPU resident %s s, %s\n", eps,
+                     secs(row.cpu).c_str(), secs(row.gpu).c_str(), secs(row.res).c_str(),
+                     row.ids.c_str());
         rows.push_back(std::move(row));
       }
     }
