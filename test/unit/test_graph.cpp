@@ -1,0 +1,249 @@
+// test_graph.cpp — gd_candidate_pairs and gd_cluster_graph.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <set>
+#include <utility>
+
+#include "core_helpers.hpp"
+
+namespace gd_test {
+namespace {
+
+using PairSet = std::set<std::pair<uint32_t, uint32_t>>;
+
+bool is_geometry(uint8_t k) { return k == GD_ROW_POINT || k == GD_ROW_OTHER; }
+
+PairSet literal_pairs(const std::vector<gd_box>& boxes, const std::vector<uint8_t>& kinds,
+                      double eps) {
+  PairSet out;
+  for (size_t i = 0; i < boxes.size(); ++i) {
+    for (size_t j = i + 1; j < boxes.size(); ++j) {
+      if (!is_geometry(kinds[i]) || !is_geometry(kinds[j])) continue;
+      const gd_box &a = boxes[i], &b = boxes[j];
+      double gx = std::max(b.xmin - a.xmax, a.xmin - b.xmax);
+      double gy = std::max(b.ymin - a.ymax, a.ymin - b.ymax);
+      if (gx <= eps && gy <= eps) out.emplace(uint32_t(i), uint32_t(j));
+    }
+  }
+  return out;
+}
+
+PairSet candidate_pairs(const std::vector<gd_box>& boxes, const std::vector<uint8_t>& kinds,
+                        double eps, int threads, int64_t* count = nullptr) {
+  gd_params p;
+  gd_params_init(&p);
+  p.threads = threads;
+  gd_pair_list list;
+  gd_error err;
+  gd_status st = gd_candidate_pairs(boxes.data(), kinds.data(), static_cast<int64_t>(boxes.size()),
+                                    eps, &p, &list, &err);
+  EXPECT_EQ(st, GD_OK) << err.message;
+  PairSet out;
+  for (int64_t k = 0; k < list.count; ++k) {
+    EXPECT_LT(list.pairs[k].i, list.pairs[k].j);
+    out.emplace(list.pairs[k].i, list.pairs[k].j);
+  }
+  EXPECT_EQ(out.size(), static_cast<size_t>(list.count)) << "duplicate pairs";
+  if (count) *count = list.count;
+  gd_pair_list_free(&list);
+  EXPECT_EQ(list.pairs, nullptr);
+  return out;
+}
+
+std::vector<gd_box> random_boxes(size_t n, double extent, double size, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0, extent), s(0, size);
+  std::vector<gd_box> boxes(n);
+  for (auto& b : boxes) {
+    b.xmin = u(rng);
+    b.ymin = u(rng);
+    b.xmax = b.xmin + (rng() % 4 == 0 ? 0 : s(rng));
+    b.ymax = b.ymin + (rng() % 4 == 0 ? 0 : s(rng));
+  }
+  return boxes;
+}
+
+TEST(CandidatePairs, MatchBruteForce) {
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    std::vector<gd_box> boxes = random_boxes(1500, seed % 2 ? 100 : 30, 2, seed);
+    std::vector<uint8_t> kinds(boxes.size(), GD_ROW_OTHER);
+    for (size_t i = 0; i < kinds.size(); i += 7) kinds[i] = GD_ROW_POINT;
+    for (size_t i = 3; i < kinds.size(); i += 11) kinds[i] = GD_ROW_EMPTY;
+    for (size_t i = 5; i < kinds.size(); i += 13) kinds[i] = GD_ROW_NULL;
+    for (double eps : {0.0, 0.5, 3.0}) {
+      PairSet want = literal_pairs(boxes, kinds, eps);
+      for (int threads : {1, 3}) EXPECT_EQ(candidate_pairs(boxes, kinds, eps, threads), want);
+    }
+  }
+}
+
+TEST(CandidatePairs, InclusiveGapAndSuperset) {
+  // Touching and exactly-eps-apart boxes are candidates; the list may hold a
+  // pair farther apart only by rounding-level amounts.
+  std::vector<gd_box> boxes = {{0, 0, 1, 1}, {1, 0, 2, 1}, {2.5, 0, 3, 1}, {0, 1.5, 1, 2}};
+  std::vector<uint8_t> kinds(4, GD_ROW_OTHER);
+  PairSet got = candidate_pairs(boxes, kinds, 0.5, 2);
+  EXPECT_EQ(got, (PairSet{{0, 1}, {1, 2}, {0, 3}, {1, 3}}));
+  PairSet none = candidate_pairs(boxes, kinds, 0.49, 2);
+  EXPECT_EQ(none, (PairSet{{0, 1}}));
+  std::vector<gd_box> big = random_boxes(800, 1e6, 10, 9);
+  std::vector<uint8_t> bk(big.size(), GD_ROW_OTHER);
+  PairSet lo = literal_pairs(big, bk, 2e3), hi = literal_pairs(big, bk, 2e3 * (1 + 1e-6) + 1e-3);
+  PairSet mid = candidate_pairs(big, bk, 2e3, 2);
+  EXPECT_TRUE(std::includes(mid.begin(), mid.end(), lo.begin(), lo.end()));
+  EXPECT_TRUE(std::includes(hi.begin(), hi.end(), mid.begin(), mid.end()));
+}
+
+TEST(CandidatePairs, TallDataSweepsAlongY) {
+  std::vector<gd_box> boxes;
+  for (int i = 0; i < 3000; ++i) boxes.push_back({0.0, 0.3 * i, 0.1, 0.3 * i + 0.1});
+  std::vector<uint8_t> kinds(boxes.size(), GD_ROW_OTHER);
+  int64_t count = 0;
+  EXPECT_EQ(candidate_pairs(boxes, kinds, 0.45, 2, &count), literal_pairs(boxes, kinds, 0.45));
+  EXPECT_EQ(count, 2999);  // gaps of 0.2 are within 0.45, gaps of 0.5 are not
+}
+
+TEST(CandidatePairs, EpsInfinityPairsEverything) {
+  std::vector<gd_box> boxes = random_boxes(300, 1e9, 1, 10);
+  std::vector<uint8_t> kinds(boxes.size(), GD_ROW_OTHER);
+  int64_t count = 0;
+  candidate_pairs(boxes, kinds, std::numeric_limits<double>::infinity(), 2, &count);
+  EXPECT_EQ(count, 300 * 299 / 2);
+}
+
+TEST(CandidatePairs, Invalid) {
+  std::vector<gd_box> boxes = {{0, 0, 1, 1}, {0, 0, NAN, 1}, {2, 2, 1, 3}};
+  std::vector<uint8_t> kinds = {GD_ROW_OTHER, GD_ROW_OTHER, GD_ROW_OTHER};
+  gd_pair_list list;
+  gd_error err;
+  EXPECT_EQ(gd_candidate_pairs(boxes.data(), kinds.data(), 3, 1.0, nullptr, &list, &err),
+            GD_ERR_INVALID);
+  EXPECT_NE(std::string(err.message).find("row 1"), std::string::npos) << err.message;
+  EXPECT_EQ(list.pairs, nullptr);
+  kinds[1] = GD_ROW_NULL;  // NULL rows are not read
+  EXPECT_EQ(gd_candidate_pairs(boxes.data(), kinds.data(), 3, 1.0, nullptr, &list, &err),
+            GD_ERR_INVALID);
+  EXPECT_NE(std::string(err.message).find("row 2"), std::string::npos) << err.message;
+  kinds[2] = GD_ROW_EMPTY;
+  EXPECT_EQ(gd_candidate_pairs(boxes.data(), kinds.data(), 3, 1.0, nullptr, &list, &err), GD_OK);
+  EXPECT_EQ(list.count, 0);
+  EXPECT_EQ(gd_candidate_pairs(boxes.data(), kinds.data(), 3, NAN, nullptr, &list, &err),
+            GD_ERR_INVALID);
+  EXPECT_EQ(gd_candidate_pairs(boxes.data(), kinds.data(), 3, -1, nullptr, &list, &err),
+            GD_ERR_INVALID);
+  EXPECT_EQ(gd_candidate_pairs(boxes.data(), kinds.data(), 3, 1, nullptr, nullptr, &err),
+            GD_ERR_INVALID);
+  gd_pair_list_free(nullptr);
+}
+
+// Edges of point rows within eps, by brute force.
+std::vector<gd_pair> point_edges(const Rows& r, double eps) {
+  std::vector<gd_pair> edges;
+  for (size_t i = 0; i < r.size(); ++i)
+    for (size_t j = i + 1; j < r.size(); ++j)
+      if (r.kinds[i] == GD_ROW_POINT && r.kinds[j] == GD_ROW_POINT &&
+          ref_within(r.x[i], r.y[i], r.x[j], r.y[j], eps))
+        edges.push_back({uint32_t(i), uint32_t(j)});
+  return edges;
+}
+
+std::vector<int32_t> cluster_graph(const std::vector<uint8_t>& kinds,
+                                   const std::vector<gd_pair>& edges, int64_t minpoints,
+                                   gd_status* status = nullptr) {
+  std::vector<int32_t> ids(kinds.size(), -7);
+  gd_error err;
+  gd_status st = gd_cluster_graph(kinds.data(), static_cast<int64_t>(kinds.size()), edges.data(),
+                                  static_cast<int64_t>(edges.size()), minpoints, ids.data(), &err);
+  if (status)
+    *status = st;
+  else
+    EXPECT_EQ(st, GD_OK) << err.message;
+  return ids;
+}
+
+TEST(ClusterGraph, PointsMatchReference) {
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    Rows r = seed % 2 ? blob_rows(1200, 4, 20, 0.7, seed) : uniform_rows(1200, 0, 20, seed);
+    if (seed > 2) sprinkle_empty_and_null(r, 9, seed);
+    for (double eps : {0.0, 0.4, 1.0}) {
+      std::vector<gd_pair> edges = point_edges(r, eps);
+      std::mt19937_64 rng(seed);
+      std::shuffle(edges.begin(), edges.end(), rng);
+      for (size_t k = 0; k < edges.size(); k += 2) std::swap(edges[k].i, edges[k].j);
+      for (int64_t m : {0, 1, 2, 4, 9}) {
+        std::vector<int32_t> want = reference_dbscan(r.x, r.y, r.kinds, eps, m);
+        EXPECT_EQ(cluster_graph(r.kinds, edges, m), want) << "eps " << eps << " minpoints " << m;
+        EXPECT_EQ(cluster(r, eps, m).ids, want);
+      }
+    }
+  }
+}
+
+TEST(ClusterGraph, CandidatesThenExactTestMatchReference) {
+  Rows r = blob_rows(1500, 5, 20, 0.6, 21);
+  std::vector<gd_box> boxes(r.size());
+  for (size_t i = 0; i < r.size(); ++i) boxes[i] = {r.x[i], r.y[i], r.x[i], r.y[i]};
+  gd_pair_list list;
+  gd_error err;
+  ASSERT_EQ(gd_candidate_pairs(boxes.data(), r.kinds.data(), static_cast<int64_t>(r.size()), 0.5,
+                               nullptr, &list, &err),
+            GD_OK);
+  std::vector<gd_pair> edges;
+  for (int64_t k = 0; k < list.count; ++k) {
+    gd_pair e = list.pairs[k];
+    if (ref_within(r.x[e.i], r.y[e.i], r.x[e.j], r.y[e.j], 0.5)) edges.push_back(e);
+  }
+  gd_pair_list_free(&list);
+  EXPECT_EQ(edges.size(), point_edges(r, 0.5).size());
+  for (int64_t m : {0, 3, 6})
+    EXPECT_EQ(cluster_graph(r.kinds, edges, m), reference_dbscan(r.x, r.y, r.kinds, 0.5, m));
+}
+
+TEST(ClusterGraph, RandomGraphsWithOtherRows) {
+  std::mt19937_64 rng(22);
+  for (int trial = 0; trial < 30; ++trial) {
+    const size_t n = 60;
+    std::vector<uint8_t> kinds(n);
+    for (auto& k : kinds) {
+      uint64_t v = rng() % 10;
+      k = v == 0 ? GD_ROW_NULL : v == 1 ? GD_ROW_EMPTY : v < 5 ? GD_ROW_POINT : GD_ROW_OTHER;
+    }
+    std::vector<std::vector<bool>> nb(n, std::vector<bool>(n, false));
+    std::vector<gd_pair> edges;
+    for (size_t i = 0; i < n; ++i)
+      for (size_t j = i + 1; j < n; ++j)
+        if (is_geometry(kinds[i]) && is_geometry(kinds[j]) && rng() % 12 == 0) {
+          nb[i][j] = nb[j][i] = true;
+          edges.push_back({uint32_t(j), uint32_t(i)});
+        }
+    for (int64_t m : {0, 1, 2, 3, 4, 6})
+      EXPECT_EQ(cluster_graph(kinds, edges, m), reference_graph_dbscan(kinds, nb, m))
+          << "trial " << trial << " minpoints " << m;
+  }
+}
+
+TEST(ClusterGraph, Invalid) {
+  std::vector<uint8_t> kinds = {GD_ROW_OTHER, GD_ROW_EMPTY, GD_ROW_POINT, GD_ROW_NULL};
+  gd_status st;
+  cluster_graph(kinds, {{0, 1}}, 2, &st);  // EMPTY row in an edge
+  EXPECT_EQ(st, GD_ERR_INVALID);
+  cluster_graph(kinds, {{2, 2}}, 2, &st);  // self pair
+  EXPECT_EQ(st, GD_ERR_INVALID);
+  cluster_graph(kinds, {{0, 9}}, 2, &st);  // out of range
+  EXPECT_EQ(st, GD_ERR_INVALID);
+  cluster_graph(kinds, {{0, 2}}, -1, &st);
+  EXPECT_EQ(st, GD_ERR_INVALID);
+  std::vector<uint8_t> bad = {GD_ROW_OTHER, 9};
+  cluster_graph(bad, {}, 0, &st);
+  EXPECT_EQ(st, GD_ERR_INVALID);
+  EXPECT_EQ(cluster_graph(kinds, {{0, 2}}, 0), (std::vector<int32_t>{0, 1, 0, -1}));
+  EXPECT_EQ(cluster_graph(kinds, {{0, 2}}, 4), (std::vector<int32_t>{-1, -1, -1, -1}));
+  EXPECT_EQ(cluster_graph(kinds, {{0, 2}}, 2), (std::vector<int32_t>{0, -1, 0, -1}));
+}
+
+}  // namespace
+}  // namespace gd_test
