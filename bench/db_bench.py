@@ -228,7 +228,15 @@ def reset_peak(pid):
 
 # ---- machine and versions -----------------------------------------------------
 
-def machine_lines(db):
+def load_average():
+    try:
+        with open("/proc/loadavg") as f:
+            return " ".join(f.read().split()[:3])
+    except OSError:
+        return "unknown"
+
+
+def machine_lines(db, load_at_start):
     model = "unknown"
     try:
         with open("/proc/cpuinfo") as f:
@@ -260,6 +268,7 @@ def machine_lines(db):
         "host: %s, Linux %s" % (platform.node(), platform.release()),
         "CPU: %s, %d hardware threads; memory %s" % (model, os.cpu_count() or 0, mem),
         "GPU: %s" % gpu,
+        "load average (1, 5, 15 min) at start: %s; at the end: %s" % (load_at_start, load_average()),
         "server: %s" % db["version"],
         "PostGIS %s; gpu_dbscan %s" % (db["postgis"], db["gpu_dbscan"]),
         "settings: shared_buffers %s, work_mem %s; sessions run with jit off, "
@@ -502,6 +511,7 @@ def main():
         if d not in GENERATORS:
             ap.error("unknown data set %s (uniform, blobs)" % d)
 
+    load_at_start = load_average()
     with Session() as s:
         s.run("CREATE EXTENSION IF NOT EXISTS postgis")
         try:
@@ -557,7 +567,7 @@ def main():
     if args.out:
         outputs.append(open(args.out, "w"))
     for o in outputs:
-        report(rows, machine_lines(db), backends, gpu_reason, args.minpoints, args.runs, o)
+        report(rows, machine_lines(db, load_at_start), backends, gpu_reason, args.minpoints, args.runs, o)
         o.flush()
     if args.out:
         outputs[1].close()

@@ -159,6 +159,16 @@ std::string shell_line(const char* cmd) {
   return trim(out);
 }
 
+// Other work on the machine skews every timing: the report says how busy it was.
+std::string load_average() {
+  std::ifstream in("/proc/loadavg");
+  double a = 0, b = 0, c = 0;
+  if (!(in >> a >> b >> c)) return "unknown";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.2f %.2f %.2f", a, b, c);
+  return buf;
+}
+
 std::string utc_now() {
   char buf[64];
   std::time_t t = std::time(nullptr);
@@ -401,6 +411,7 @@ int main(int argc, char** argv) {
   std::printf("- GPU: %s\n", gpu_name.empty() ? "none found (nvidia-smi)" : gpu_name.c_str());
   std::printf("- core built with CUDA: %s; GPU back end: %s\n", gd_built_with_cuda() ? "yes" : "no",
               gpu_ok ? "usable" : (o.gpu ? (std::string("not usable: ") + why.message).c_str() : "not asked for"));
+  std::printf("- load average at start (1, 5, 15 min): %s\n", load_average().c_str());
   std::printf("- CPU threads: %s; runs per measurement: %d (best kept); seed %llu\n",
               o.threads == 0 ? "all" : std::to_string(o.threads).c_str(), o.runs,
               static_cast<unsigned long long>(o.seed));
@@ -452,5 +463,6 @@ int main(int argc, char** argv) {
     }
   }
   print_tables(rows, o.minpoints);
+  std::printf("\nLoad average at the end (1, 5, 15 min): %s\n", load_average().c_str());
   return 0;
 }
