@@ -30,7 +30,6 @@
  */
 #include "postgres.h"
 
-#include <float.h>
 #include <math.h>
 
 #include "miscadmin.h"
@@ -222,21 +221,6 @@ walk_geometry(GsCursor *c, GsWalk *walk)
 	}
 }
 
-/*
- * A serialized float box bounds its geometry unless a coordinate was beyond
- * float range (then PostGIS stores +-FLT_MAX).
- */
-static bool
-box_is_sane(const float *fbox)
-{
-	int			i;
-
-	for (i = 0; i < 4; i++)
-		if (!isfinite(fbox[i]) || fabsf(fbox[i]) >= FLT_MAX)
-			return false;
-	return true;
-}
-
 /* Decodes one non-NULL geometry datum (see gserialized_points.h). */
 void
 gserialized_decode(Datum geom, PostgisFns *fns, GeomInfo *out)
@@ -318,22 +302,25 @@ gserialized_decode(Datum geom, PostgisFns *fns, GeomInfo *out)
 				out->kind = GEOM_EMPTY;
 			else
 			{
+				/*
+				 * The box PostGIS itself works with (lwgeom_get_bbox): the
+				 * serialized one when there is one, else the exact box,
+				 * which for a curve only PostGIS can compute.
+				 */
 				out->kind = GEOM_OTHER;
-				if (!walk.has_arcs)
+				if (have_box)
 				{
-					/* the vertices' exact box */
-					out->xmin = walk.xmin;
-					out->ymin = walk.ymin;
-					out->xmax = walk.xmax;
-					out->ymax = walk.ymax;
-				}
-				else if (have_box && box_is_sane(fbox))
-				{
-					/* arcs bulge past their vertices: PostGIS's (outward-rounded) box */
 					out->xmin = fbox[0];
 					out->xmax = fbox[1];
 					out->ymin = fbox[2];
 					out->ymax = fbox[3];
+				}
+				else if (!walk.has_arcs)
+				{
+					out->xmin = walk.xmin;
+					out->ymin = walk.ymin;
+					out->xmax = walk.xmax;
+					out->ymax = walk.ymax;
 				}
 				else if (!postgis_box2d(fns, geom, &out->xmin, &out->ymin,
 										&out->xmax, &out->ymax))

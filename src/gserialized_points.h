@@ -28,7 +28,7 @@ typedef struct GeomInfo
 	bool		finite;			/* false: some x or y is NaN or infinite */
 	double		x,				/* GEOM_POINT */
 				y;
-	double		xmin,			/* GEOM_OTHER: a box containing the geometry */
+	double		xmin,			/* GEOM_OTHER: the box PostGIS uses for it */
 				ymin,
 				xmax,
 				ymax;

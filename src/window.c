@@ -15,6 +15,7 @@
 
 #include "postgres.h"
 
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 
@@ -92,6 +93,61 @@ points_within(double px, double py, double qx, double qy, double eps)
 	double		dy = qy - py;
 
 	return sqrt(dx * dx + dy * dy) <= eps;
+}
+
+/*
+ * PostGIS's candidate filter (lwgeom_geos_cluster.c): the STRtree query
+ * envelope of p, its box grown by eps in double, meets q's box.  Together
+ * with the exact test this is the neighbour relation of ST_ClusterDBSCAN,
+ * including where rounding or underflow makes the distance alone say
+ * otherwise (two points 1e-300 apart are not neighbours at eps 0).
+ */
+static inline bool
+envelope_reaches(const gd_box *p, const gd_box *q, double eps)
+{
+	return q->xmin <= p->xmax + eps && q->xmax >= p->xmin - eps &&
+		q->ymin <= p->ymax + eps && q->ymax >= p->ymin - eps;
+}
+
+/* Row i's box as PostGIS sees it: a point's coordinates, or the decoded box. */
+static void
+fill_boxes(const PartitionRows *rows, gd_box *boxes)
+{
+	int64		i;
+
+	for (i = 0; i < rows->nrows; i++)
+	{
+		boxes[i].xmin = boxes[i].xmax = rows->x[i];
+		boxes[i].ymin = boxes[i].ymax = rows->y[i];
+	}
+	for (i = 0; i < rows->nother; i++)
+		boxes[rows->other_row[i]] = rows->other_box[i];
+}
+
+/*
+ * Grows each box by a few ulps of its coordinates and eps, so that the
+ * core's candidate pairs (box gap <= eps, however it rounds) include every
+ * pair that envelope_reaches() lets through.
+ */
+static void
+grow_boxes(gd_box *boxes, int64 n, double eps)
+{
+	int64		i;
+
+	if (isinf(eps))
+		return;
+	for (i = 0; i < n; i++)
+	{
+		gd_box	   *b = &boxes[i];
+		double		m;
+
+		m = Max(Max(fabs(b->xmin), fabs(b->xmax)), Max(fabs(b->ymin), fabs(b->ymax)));
+		m = (m + eps) * 1e-14 + DBL_MIN;
+		b->xmin -= m;
+		b->ymin -= m;
+		b->xmax += m;
+		b->ymax += m;
+	}
 }
 
 /* Appends a non-point row's box to rows->other_*. */
@@ -236,23 +292,19 @@ cluster_geometries(WindowObject win, PostgisFns *fns, PartitionRows *rows,
 
 	INSTR_TIME_SET_CURRENT(start);
 
-	/* one box per row: a point is a box with min == max */
+	/* one box per row (a point is a box with min == max), grown for the core */
 	boxes = MemoryContextAllocHuge(work, Max(n, 1) * sizeof(gd_box));
-	for (i = 0; i < n; i++)
-	{
-		boxes[i].xmin = boxes[i].xmax = rows->x[i];
-		boxes[i].ymin = boxes[i].ymax = rows->y[i];
-	}
-	for (i = 0; i < rows->nother; i++)
-		boxes[rows->other_row[i]] = rows->other_box[i];
+	fill_boxes(rows, boxes);
+	grow_boxes(boxes, n, eps);
+	bridge_candidate_pairs(boxes, rows->kind, n, eps, &list);
+	t_pairs = seconds_since(start);
+
+	/* PostGIS's own boxes again, for the exact filter */
+	fill_boxes(rows, boxes);
 	pfree(rows->other_row);
 	pfree(rows->other_box);
 	rows->other_row = NULL;
 	rows->other_box = NULL;
-
-	bridge_candidate_pairs(boxes, rows->kind, n, eps, &list);
-	pfree(boxes);
-	t_pairs = seconds_since(start);
 
 	scratch = AllocSetContextCreate(work, "gpu_dbscan exact test", ALLOCSET_SMALL_SIZES);
 
@@ -305,7 +357,10 @@ cluster_geometries(WindowObject win, PostgisFns *fns, PartitionRows *rows,
 
 			if (k % INTERRUPT_CHECK_INTERVAL == 0)
 				CHECK_FOR_INTERRUPTS();
-			if (rows->kind[p.i] == GEOM_POINT && rows->kind[p.j] == GEOM_POINT)
+			if (!envelope_reaches(&boxes[p.i], &boxes[p.j], eps) &&
+				!envelope_reaches(&boxes[p.j], &boxes[p.i], eps))
+				within = false;
+			else if (rows->kind[p.i] == GEOM_POINT && rows->kind[p.j] == GEOM_POINT)
 				within = points_within(rows->x[p.i], rows->y[p.i],
 									   rows->x[p.j], rows->y[p.j], eps);
 			else
@@ -322,6 +377,7 @@ cluster_geometries(WindowObject win, PostgisFns *fns, PartitionRows *rows,
 			if (geoms[i] != (Datum) 0)
 				pfree(DatumGetPointer(geoms[i]));
 		pfree(geoms);
+		pfree(boxes);
 		t_exact = seconds_since(phase);
 
 		INSTR_TIME_SET_CURRENT(phase);
