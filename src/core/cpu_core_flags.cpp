@@ -1,8 +1,10 @@
 // cpu_core_flags.cpp — which points have at least minpoints neighbours.
 //
-// A cell with at least minpoints points whose own bounding box has a diagonal
-// within eps is dense: all its points are core, with no distance test.  The
-// test is exact: for two points of the box, |fl(qx - px)| <= fl(xmax - xmin)
+// A cell whose own bounding box has a diagonal within eps holds points that
+// are pairwise neighbours; with at least minpoints points it is dense: all
+// its points are core, with no distance test.  It is also marked dense when
+// its points turn out to be core one by one, so that the union stage joins
+// it as a whole.  The diagonal test is exact: for two points of the box, |fl(qx - px)| <= fl(xmax - xmin)
 // and every later operation is monotone, so their distance as computed by
 // within_eps is at most the box diagonal computed the same way.
 #include <algorithm>
@@ -25,43 +27,51 @@ void mark_core_points(const Grid& grid, double eps, int64_t minpoints, std::vect
     WorkPoller poller(team.cancel());
     for (size_t c = c0; c < c1; ++c) {
       const uint32_t b = grid.start[c], e = grid.start[c + 1];
-      bool dense = false;
-      if (e - b >= need) {
-        double x0 = xs[b], x1 = xs[b], y0 = ys[b], y1 = ys[b];
-        for (uint32_t i = b + 1; i < e; ++i) {
-          x0 = std::min(x0, xs[i]);
-          x1 = std::max(x1, xs[i]);
-          y0 = std::min(y0, ys[i]);
-          y1 = std::max(y1, ys[i]);
-        }
-        dense = within_eps(x0, y0, x1, y1, eps);
+      double x0 = xs[b], x1 = xs[b], y0 = ys[b], y1 = ys[b];
+      for (uint32_t i = b + 1; i < e; ++i) {
+        x0 = std::min(x0, xs[i]);
+        x1 = std::max(x1, xs[i]);
+        y0 = std::min(y0, ys[i]);
+        y1 = std::max(y1, ys[i]);
       }
-      if (dense) {
+      const bool small = within_eps(x0, y0, x1, y1, eps);  // all pairs are neighbours
+      if (small && static_cast<int64_t>(e - b) >= need) {
         std::fill(f + b, f + e, kCoreFlag | kDenseFlag);
         continue;
       }
       if (need <= 1) {  // every point is its own neighbour
-        std::fill(f + b, f + e, kCoreFlag);
+        std::fill(f + b, f + e, small ? kCoreFlag | kDenseFlag : kCoreFlag);
         continue;
       }
       PointRange rows[WindowCursor::kRows];
       window.at(static_cast<uint32_t>(c), rows);
+      bool all_core = true;
+      // In a small cell, the cell's own points count without a test.
+      const int64_t own = small ? static_cast<int64_t>(e - b) : 0;
+      const PointRange skip = small ? PointRange{b, e} : PointRange{UINT32_MAX, UINT32_MAX};
       for (uint32_t p = b; p < e; ++p) {
         const double px = xs[p], py = ys[p];
-        int64_t found = 0;
+        int64_t found = own;
         size_t visited = 0;
         for (const PointRange& r : rows) {
           for (uint32_t q = r.begin; q < r.end; ++q) {
+            if (q == skip.begin) {
+              q = skip.end - 1;
+              continue;
+            }
             if (within_eps(px, py, xs[q], ys[q], eps) && ++found >= need) goto core;
           }
           visited += r.end - r.begin;
         }
+        all_core = false;
         poller.add(visited);
         continue;
       core:
         f[p] = kCoreFlag;
         poller.add(visited + need);
       }
+      // A cell of core points that are pairwise neighbours is joined as a whole.
+      if (small && all_core) std::fill(f + b, f + e, kCoreFlag | kDenseFlag);
     }
   });
 }

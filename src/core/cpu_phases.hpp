@@ -14,7 +14,7 @@ namespace gd {
 
 // Per sorted point.
 constexpr uint8_t kCoreFlag = 1;   // at least minpoints neighbours
-constexpr uint8_t kDenseFlag = 2;  // in a dense cell: all its points are core and pairwise neighbours
+constexpr uint8_t kDenseFlag = 2;  // in a dense cell: its points are all core and pairwise neighbours
 
 // Cells handed to a thread at a time.
 inline size_t cell_grain(const Grid& grid, const ThreadTeam& team) {

@@ -5,7 +5,8 @@
 //   - a dense cell D, as a whole, against every core point q of its window
 //     outside D, except points of dense cells sorted before D (that cell
 //     already met D's points as its q's): a distance test between q and D's
-//     points until one is within eps;
+//     points until one is within eps; a dense neighbour cell is left as soon
+//     as it is in D's set;
 //   - a core point p of a non-dense cell against the core points q > p of its
 //     window that are not in dense cells (those were met by their cell).
 // A pair already in one set is skipped without a distance test.
@@ -18,10 +19,12 @@ namespace gd {
 
 namespace {
 
-// Points of a dense cell [b, e) against the window of that cell.
-void union_dense_cell(uint32_t b, uint32_t e, const PointRange* rows, const double* xs,
-                      const double* ys, const uint8_t* f, double eps, double reach,
-                      AtomicUnionFind& uf, WorkPoller& poller) {
+// Dense cell c, points [b, e), against the cells of its window.
+void union_dense_cell(const Grid& grid, uint32_t c, const CellRange* rows, const uint8_t* f,
+                      double eps, double reach, AtomicUnionFind& uf, WorkPoller& poller) {
+  const double* xs = grid.xs.data();
+  const double* ys = grid.ys.data();
+  const uint32_t b = grid.start[c], e = grid.start[c + 1];
   double x0 = xs[b], x1 = xs[b], y0 = ys[b], y1 = ys[b];
   for (uint32_t i = b + 1; i < e; ++i) {
     x0 = std::min(x0, xs[i]);
@@ -29,29 +32,43 @@ void union_dense_cell(uint32_t b, uint32_t e, const PointRange* rows, const doub
     y0 = std::min(y0, ys[i]);
     y1 = std::max(y1, ys[i]);
   }
+  uint32_t rb = uf.find(b);
+  // Joins q's set to the cell's when some point of the cell is within eps of q.
+  auto meet = [&](uint32_t q, uint32_t rq) {
+    const double qx = xs[q], qy = ys[q];
+    // Every point of the box is at least this far from q on one axis: when
+    // that exceeds the reach of eps, no distance test can succeed.
+    double gx = std::max(x0 - qx, qx - x1), gy = std::max(y0 - qy, qy - y1);
+    if (gx > reach || gy > reach) return;
+    uint32_t p = b;
+    while (p < e && !within_eps(xs[p], ys[p], qx, qy, eps)) ++p;
+    poller.add(p - b);
+    if (p < e) {
+      uf.unite(rb, rq);
+      rb = uf.find(rb);
+    }
+  };
   for (int a = 0; a < WindowCursor::kRows; ++a) {
-    const PointRange& r = rows[a];
-    size_t work = r.end - r.begin;
-    for (uint32_t q = r.begin; q < r.end; ++q) {
-      if (q == b) {  // skip the cell itself
-        q = e - 1;
+    for (uint32_t n = rows[a].begin; n < rows[a].end; ++n) {
+      if (n == c) continue;
+      const uint32_t nb = grid.start[n], ne = grid.start[n + 1];
+      poller.add(ne - nb);
+      if (f[nb] & kDenseFlag) {
+        // A dense cell before this one has already met it; one set is one test.
+        if (n < c) continue;
+        uint32_t rn = uf.find(nb);
+        for (uint32_t q = nb; q < ne && rn != rb; ++q) {
+          meet(q, rn);
+          rn = uf.find(rn);
+        }
         continue;
       }
-      const uint8_t fq = f[q];
-      if (!(fq & kCoreFlag) || ((fq & kDenseFlag) && q < b)) continue;
-      const double qx = xs[q], qy = ys[q];
-      // Every point of the box is at least this far from q on one axis: when
-      // that exceeds the reach of eps, no distance test can succeed.
-      double gx = std::max(x0 - qx, qx - x1), gy = std::max(y0 - qy, qy - y1);
-      if (gx > reach || gy > reach) continue;
-      uint32_t rq = uf.find(q), rb = uf.find(b);
-      if (rq == rb) continue;
-      uint32_t p = b;
-      while (p < e && !within_eps(xs[p], ys[p], qx, qy, eps)) ++p;
-      if (p < e) uf.unite(rb, rq);
-      work += p - b;
+      for (uint32_t q = nb; q < ne; ++q) {
+        if (!(f[q] & kCoreFlag)) continue;
+        uint32_t rq = uf.find(q);
+        if (rq != rb) meet(q, rq);
+      }
     }
-    poller.add(work);
   }
 }
 
@@ -62,13 +79,19 @@ void union_sparse_cell(uint32_t b, uint32_t e, const PointRange* rows, const dou
   for (uint32_t p = b; p < e; ++p) {
     if (!(f[p] & kCoreFlag)) continue;
     const double px = xs[p], py = ys[p];
+    uint32_t rp = uf.find(p);
     size_t work = 0;
     for (int a = 0; a < WindowCursor::kRows; ++a) {
       const uint32_t begin = std::max(rows[a].begin, p + 1);
       for (uint32_t q = begin; q < rows[a].end; ++q) {
         if (f[q] != kCoreFlag) continue;  // not core, or in a dense cell
-        uint32_t rp = uf.find(p), rq = uf.find(q);
-        if (rp != rq && within_eps(px, py, xs[q], ys[q], eps)) uf.unite(rp, rq);
+        // rp may have stopped being a root (other threads): then it differs
+        // from find(q) and the pair is tested, which is only extra work.
+        uint32_t rq = uf.find(q);
+        if (rq != rp && within_eps(px, py, xs[q], ys[q], eps)) {
+          uf.unite(rp, rq);
+          rp = uf.find(rp);
+        }
       }
       if (rows[a].end > begin) work += rows[a].end - begin;
     }
@@ -99,11 +122,12 @@ void union_core_points(const Grid& grid, double eps, const std::vector<uint8_t>&
     WindowCursor window(grid);
     WorkPoller poller(team.cancel());
     PointRange rows[WindowCursor::kRows];
+    CellRange cell_rows[WindowCursor::kRows];
     for (size_t c = c0; c < c1; ++c) {
       const uint32_t b = grid.start[c], e = grid.start[c + 1];
       if (f[b] & kDenseFlag) {
-        window.at(static_cast<uint32_t>(c), rows);
-        union_dense_cell(b, e, rows, xs, ys, f, eps, reach, uf, poller);
+        window.cells_at(static_cast<uint32_t>(c), cell_rows);
+        union_dense_cell(grid, static_cast<uint32_t>(c), cell_rows, f, eps, reach, uf, poller);
         continue;
       }
       bool any_core = false;

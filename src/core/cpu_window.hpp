@@ -18,21 +18,37 @@ struct PointRange {
   uint32_t begin, end;
 };
 
+// Cells [begin, end) of the sorted cell list.
+struct CellRange {
+  uint32_t begin, end;
+};
+
 class WindowCursor {
  public:
   static constexpr int kRows = 5;
 
   explicit WindowCursor(const Grid& grid) : grid_(grid) {}
 
-  // Fills rows[0..5) with the point ranges of the window around cell c.
+  // Fills rows[0..5) with the point ranges of the window around cell c, the
+  // cell's own column first (most neighbours are there, which helps the
+  // early exits), then the columns next to it, then the outer ones.
   void at(uint32_t c, PointRange rows[kRows]) {
+    CellRange cells[kRows];
+    cells_at(c, cells);
+    for (int a = 0; a < kRows; ++a)
+      rows[a] = PointRange{grid_.start[cells[a].begin], grid_.start[cells[a].end]};
+  }
+
+  // The same window as cell ranges.
+  void cells_at(uint32_t c, CellRange rows[kRows]) {
     const Cell& k = grid_.cells[c];
     const Cell* cells = grid_.cells.data();
     const uint32_t ncells = grid_.ncells();
     bool reseek = !valid_ || c < last_ || k.ix != cells[last_].ix;
+    static constexpr int kColumn[kRows] = {0, -1, 1, -2, 2};
     for (int a = 0; a < kRows; ++a) {
-      Cell low{k.ix + a - 2, k.iy - 2};
-      Cell high{k.ix + a - 2, k.iy + 2};
+      Cell low{k.ix + kColumn[a], k.iy - 2};
+      Cell high{k.ix + kColumn[a], k.iy + 2};
       uint32_t lo, hi;
       if (reseek) {
         lo = static_cast<uint32_t>(std::lower_bound(cells, cells + ncells, low) - cells);
@@ -45,7 +61,7 @@ class WindowCursor {
       }
       lo_[a] = lo;
       hi_[a] = hi;
-      rows[a] = PointRange{grid_.start[lo], grid_.start[hi]};
+      rows[a] = CellRange{lo, hi};
     }
     valid_ = true;
     last_ = c;

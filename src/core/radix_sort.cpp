@@ -8,7 +8,7 @@
 namespace gd {
 
 namespace {
-constexpr int kDigitBits = 8;
+constexpr int kDigitBits = 11;
 constexpr size_t kBuckets = size_t{1} << kDigitBits;
 }  // namespace
 
