@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -160,10 +161,15 @@ TEST(GpuCancel, MidRunReturnsQuicklyAndDeviceStaysUsable) {
                                    static_cast<int64_t>(r.size()), &p, run.ids.data(), &run.stats,
                                    &run.err);
     auto end = std::chrono::steady_clock::now();
-    if (run.status == GD_OK) continue;  // finished before that many polls
+    if (run.status == GD_OK) {  // finished before that many polls
+      std::printf("  cancel at poll %d: finished first (%d polls)\n", at, st.polls.load());
+      continue;
+    }
     EXPECT_EQ(run.status, GD_ERR_CANCELLED) << run.err.message;
     ASSERT_TRUE(st.fired);
     double latency = std::chrono::duration<double>(end - st.cancelled_at).count();
+    std::printf("  cancel at poll %d: %s, returned %.2f ms after the cancel\n", at,
+                run.err.message, latency * 1e3);
     EXPECT_LT(latency, 1.0) << "cancel at poll " << at;
   }
   for (double delay_ms : {2.0, 10.0, 40.0}) {
@@ -180,9 +186,14 @@ TEST(GpuCancel, MidRunReturnsQuicklyAndDeviceStaysUsable) {
                                          static_cast<int64_t>(r.size()), &p, ids.data(), nullptr,
                                          &err);
     auto end = std::chrono::steady_clock::now();
-    if (status == GD_OK) continue;
+    if (status == GD_OK) {
+      std::printf("  cancel after %.0f ms: finished first\n", delay_ms);
+      continue;
+    }
     EXPECT_EQ(status, GD_ERR_CANCELLED) << err.message;
     double latency = std::chrono::duration<double>(end - st.cancelled_at).count();
+    std::printf("  cancel after %.0f ms: returned %.2f ms after the cancel\n", delay_ms,
+                latency * 1e3);
     EXPECT_LT(latency, 1.0) << "cancel after " << delay_ms << " ms";
   }
 
