@@ -332,3 +332,26 @@ gserialized_decode(Datum geom, PostgisFns *fns, GeomInfo *out)
 	if (v != raw)
 		pfree(v);
 }
+
+/* Serializes a 2D point (see gserialized_points.h). */
+Datum
+gserialized_make_point(double x, double y, int32 srid)
+{
+	const size_t size = VARHDRSZ + 4 + 2 * sizeof(uint32) + 2 * sizeof(double);
+	uint8	   *buf = palloc(size);
+	uint8	   *p = buf + VARHDRSZ;
+	uint32		s = (uint32) srid & 0x1FFFFF;	/* 21 bits, two's complement */
+	uint32		type = GS_POINT;
+	uint32		count = 1;
+
+	SET_VARSIZE(buf, size);
+	p[0] = (uint8) (s >> 16);
+	p[1] = (uint8) (s >> 8);
+	p[2] = (uint8) s;
+	p[3] = GS_FLAG_VERSION2;
+	memcpy(p + 4, &type, sizeof(type));
+	memcpy(p + 8, &count, sizeof(count));
+	memcpy(p + 12, &x, sizeof(double));
+	memcpy(p + 20, &y, sizeof(double));
+	return PointerGetDatum(buf);
+}

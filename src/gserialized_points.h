@@ -40,4 +40,10 @@ typedef struct GeomInfo
  */
 extern void gserialized_decode(Datum geom, PostgisFns *fns, GeomInfo *out);
 
+/*
+ * A serialized 2D point (GSERIALIZED v2) of the given SRID, palloc'd in the
+ * current memory context: what a point row is handed to st_dwithin as.
+ */
+extern Datum gserialized_make_point(double x, double y, int32 srid);
+
 #endif							/* GPU_DBSCAN_GSERIALIZED_POINTS_H */

@@ -64,6 +64,8 @@ typedef struct PartitionRows
 	int64		other_cap;
 	int64	   *other_row;
 	gd_box	   *other_box;
+	Datum	   *other_geom;		/* detoasted copies, for st_dwithin */
+	int32		srid;			/* of every non-NULL row */
 } PartitionRows;
 
 /* The call site's cache, created on first use. */
@@ -150,9 +152,13 @@ grow_boxes(gd_box *boxes, int64 n, double eps)
 	}
 }
 
-/* Appends a non-point row's box to rows->other_*. */
+/*
+ * Appends a non-point row to rows->other_*: its box and a detoasted copy of
+ * its value (allocated in the current memory context), so that the exact
+ * test needs no second read of the partition.
+ */
 static void
-add_other(PartitionRows *rows, int64 row, const GeomInfo *g)
+add_other(PartitionRows *rows, int64 row, const GeomInfo *g, Datum geom)
 {
 	if (rows->nother == rows->other_cap)
 	{
@@ -162,11 +168,13 @@ add_other(PartitionRows *rows, int64 row, const GeomInfo *g)
 		{
 			rows->other_row = MemoryContextAllocHuge(CurrentMemoryContext, cap * sizeof(int64));
 			rows->other_box = MemoryContextAllocHuge(CurrentMemoryContext, cap * sizeof(gd_box));
+			rows->other_geom = MemoryContextAllocHuge(CurrentMemoryContext, cap * sizeof(Datum));
 		}
 		else
 		{
 			rows->other_row = repalloc_huge(rows->other_row, cap * sizeof(int64));
 			rows->other_box = repalloc_huge(rows->other_box, cap * sizeof(gd_box));
+			rows->other_geom = repalloc_huge(rows->other_geom, cap * sizeof(Datum));
 		}
 		rows->other_cap = cap;
 	}
@@ -175,6 +183,7 @@ add_other(PartitionRows *rows, int64 row, const GeomInfo *g)
 	rows->other_box[rows->nother].ymin = g->ymin;
 	rows->other_box[rows->nother].xmax = g->xmax;
 	rows->other_box[rows->nother].ymax = g->ymax;
+	rows->other_geom[rows->nother] = PointerGetDatum(PG_DETOAST_DATUM_COPY(geom));
 	rows->nother++;
 }
 
@@ -216,13 +225,13 @@ read_partition(WindowObject win, PostgisFns *fns, int64 nrows, PartitionRows *ro
 		if (!isnull)
 			gserialized_decode(d, fns, &g);
 		MemoryContextSwitchTo(work);
-		MemoryContextReset(scratch);
 
 		rows->x[i] = 0.0;
 		rows->y[i] = 0.0;
 		if (isnull)
 		{
 			rows->kind[i] = GEOM_NULL;
+			MemoryContextReset(scratch);
 			continue;
 		}
 		rows->kind[i] = (uint8) g.kind;
@@ -252,9 +261,11 @@ read_partition(WindowObject win, PostgisFns *fns, int64 nrows, PartitionRows *ro
 			rows->npoints++;
 		}
 		else if (g.kind == GEOM_OTHER)
-			add_other(rows, i, &g);
+			add_other(rows, i, &g, d);
+		MemoryContextReset(scratch);
 	}
 
+	rows->srid = srid;
 	MemoryContextDelete(scratch);
 }
 
@@ -275,8 +286,8 @@ seconds_since(instr_time start)
  * otherwise), then the neighbour graph.
  */
 static void
-cluster_geometries(WindowObject win, PostgisFns *fns, PartitionRows *rows,
-				   double eps, int64 minpoints, int32 *ids)
+cluster_geometries(PostgisFns *fns, PartitionRows *rows, double eps, int64 minpoints,
+				   int32 *ids)
 {
 	MemoryContext work = CurrentMemoryContext;
 	MemoryContext scratch;
@@ -288,7 +299,6 @@ cluster_geometries(WindowObject win, PostgisFns *fns, PartitionRows *rows,
 	double		t_pairs,
 				t_exact = 0,
 				t_graph = 0;
-	int64		i;
 
 	INSTR_TIME_SET_CURRENT(start);
 
@@ -301,53 +311,23 @@ cluster_geometries(WindowObject win, PostgisFns *fns, PartitionRows *rows,
 
 	/* PostGIS's own boxes again, for the exact filter */
 	fill_boxes(rows, boxes);
-	pfree(rows->other_row);
-	pfree(rows->other_box);
-	rows->other_row = NULL;
-	rows->other_box = NULL;
 
 	scratch = AllocSetContextCreate(work, "gpu_dbscan exact test", ALLOCSET_SMALL_SIZES);
 
 	/* the core's pair list is malloc'd: free it whatever happens */
 	PG_TRY();
 	{
-		bool	   *needed;
 		Datum	   *geoms;
 		int64		kept = 0;
 		int64		k;
 
 		INSTR_TIME_SET_CURRENT(phase);
 
-		/* copies of the geometries st_dwithin will be asked about */
-		needed = MemoryContextAllocHuge(work, Max(n, 1) * sizeof(bool));
-		memset(needed, 0, Max(n, 1) * sizeof(bool));
-		for (k = 0; k < list.count; k++)
-		{
-			gd_pair		p = list.pairs[k];
-
-			if (rows->kind[p.i] != GEOM_POINT || rows->kind[p.j] != GEOM_POINT)
-				needed[p.i] = needed[p.j] = true;
-		}
+		/* each non-point row's copy, by row */
 		geoms = MemoryContextAllocHuge(work, Max(n, 1) * sizeof(Datum));
-		for (i = 0; i < n; i++)
-		{
-			bool		isnull;
-			Datum		d;
-
-			geoms[i] = (Datum) 0;
-			if (!needed[i])
-				continue;
-			if (i % INTERRUPT_CHECK_INTERVAL == 0)
-				CHECK_FOR_INTERRUPTS();
-			MemoryContextSwitchTo(scratch);
-			d = WinGetFuncArgInPartition(win, 0, (int) i, WINDOW_SEEK_HEAD, false, &isnull, NULL);
-			if (isnull)
-				elog(ERROR, "gpu_dbscan: row %lld became NULL on second read", (long long) i + 1);
-			MemoryContextSwitchTo(work);
-			geoms[i] = PointerGetDatum(PG_DETOAST_DATUM_COPY(d));
-			MemoryContextReset(scratch);
-		}
-		pfree(needed);
+		memset(geoms, 0, Max(n, 1) * sizeof(Datum));
+		for (k = 0; k < rows->nother; k++)
+			geoms[rows->other_row[k]] = rows->other_geom[k];
 
 		/* the exact test, keeping the pairs that pass in place */
 		for (k = 0; k < list.count; k++)
@@ -365,17 +345,22 @@ cluster_geometries(WindowObject win, PostgisFns *fns, PartitionRows *rows,
 									   rows->x[p.j], rows->y[p.j], eps);
 			else
 			{
+				Datum		a,
+							b;
+
+				/* a point's value: a 2D point of the partition's SRID */
 				MemoryContextSwitchTo(scratch);
-				within = postgis_dwithin(fns, geoms[p.i], geoms[p.j], eps);
+				a = geoms[p.i] ? geoms[p.i] :
+					gserialized_make_point(rows->x[p.i], rows->y[p.i], rows->srid);
+				b = geoms[p.j] ? geoms[p.j] :
+					gserialized_make_point(rows->x[p.j], rows->y[p.j], rows->srid);
+				within = postgis_dwithin(fns, a, b, eps);
 				MemoryContextSwitchTo(work);
 				MemoryContextReset(scratch);
 			}
 			if (within)
 				list.pairs[kept++] = p;
 		}
-		for (i = 0; i < n; i++)
-			if (geoms[i] != (Datum) 0)
-				pfree(DatumGetPointer(geoms[i]));
 		pfree(geoms);
 		pfree(boxes);
 		t_exact = seconds_since(phase);
@@ -464,7 +449,7 @@ cluster_partition(FunctionCallInfo fcinfo, WindowObject win, PartitionResult *re
 		bridge_cluster_points(rows.x, rows.y, rows.kind, nrows, rows.npoints,
 							  eps, minpoints, ids);
 	else
-		cluster_geometries(win, &cache->fns, &rows, eps, minpoints, ids);
+		cluster_geometries(&cache->fns, &rows, eps, minpoints, ids);
 
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(work);
