@@ -70,8 +70,11 @@ void check_params(const gd_params* params) {
   if (!params) invalid("params is NULL");
   check_eps(params->eps);
   check_minpoints(params->minpoints);
-  if (params->backend != GD_BACKEND_CPU && params->backend != GD_BACKEND_GPU)
-    invalid("unknown backend %d", static_cast<int>(params->backend));
+  // Read as an integer: a C caller can store any int in the enum.
+  int backend;
+  static_assert(sizeof backend == sizeof params->backend, "gd_backend is an int");
+  std::memcpy(&backend, &params->backend, sizeof backend);
+  if (backend != GD_BACKEND_CPU && backend != GD_BACKEND_GPU) invalid("unknown backend %d", backend);
   if (params->threads < 0) invalid("threads must be >= 0, got %d", params->threads);
 }
 
