@@ -20,20 +20,21 @@ __global__ void core_kernel(GridView g, int64_t minpoints, Batch batch, const vo
     core[i] = 1;
     return;
   }
-  double px = g.x[i], py = g.y[i];
+  double px = g.p[i].x, py = g.p[i].y;
   int64_t count = 0;
   for (int a = 0; a < 5 && count < minpoints; ++a) {
     CellRange r = g.rows[static_cast<uint64_t>(c) * 5 + a];
     for (uint32_t d = r.lo; d < r.hi && count < minpoints; ++d) {
       Box b = g.box[d];
-      if (!box_may_touch(px, py, b, g.eps)) continue;
+      if (!box_may_touch(px, py, b, g.t)) continue;
       uint32_t j0 = g.start[d], j1 = g.start[d + 1];
-      if (box_all_within(px, py, b, g.eps)) {
+      if (box_all_within(px, py, b, g.t)) {
         count += j1 - j0;
         continue;
       }
       for (uint32_t j = j0; j < j1; ++j) {
-        if (within_eps(px, py, g.x[j], g.y[j], g.eps) && ++count >= minpoints) break;
+        double2 q = g.p[j];
+        if (near(px, py, q.x, q.y, g.t) && ++count >= minpoints) break;
       }
     }
   }

@@ -74,7 +74,7 @@ device_buffer<uint32_t> cluster_on_device(RunContext& ctx, const double* dx, con
 
   Grid grid = build_grid(ctx, dx, dy, n, bounds, eps, minpoints, stats, own_x, own_y);
   stats.t_sort += sw.lap();
-  GridView g = grid.view(eps);
+  GridView g = grid.view();
 
   uint32_t nb = plan_batches(grid.work, n, opts);
   stats.batches = nb;

@@ -4,8 +4,10 @@
 //
 // Cell arithmetic is done in half units (x/2 - xmin/2), so that no difference
 // of two finite coordinates overflows.  The cell side is
-//     s = (eps/sqrt(2)) * (1 + 1e-9) + 8e-16 * R      (halved: sh = s/2)
-// with R the largest |coordinate - min|.  Rounding of (x/2 - xmin/2) and of
+//     s = (r/sqrt(2)) * (1 + 1e-9) + 8e-16 * R      (halved: sh = s/2)
+// with R the largest |coordinate - min| and r = max(eps, 2^-500) the reach of
+// the predicate: below 2^-500, dx*dx underflows and points a little farther
+// apart than eps can be neighbours (the CPU back end uses the same reach).  Rounding of (x/2 - xmin/2) and of
 // the division by sh moves a point's cell coordinate by at most
 // 4 * 2^-53 * R/sh < 0.56 cells, and two points within eps are at most
 // sqrt(2) cells apart before rounding, so they are at most 2 cells apart
@@ -58,7 +60,8 @@ GridGeometry plan_geometry(const Bounds& b, double eps) {
   double rhx = 0.5 * b.xmax - g.hxmin;
   double rhy = 0.5 * b.ymax - g.hymin;
   double rh = std::max(rhx, rhy);
-  double sh = (0.5 * eps / std::sqrt(2.0)) * (1.0 + 1e-9) + 8e-16 * rh;
+  double reach = std::max(eps, std::ldexp(1.0, -500));
+  double sh = (0.5 * reach / std::sqrt(2.0)) * (1.0 + 1e-9) + 8e-16 * rh;
   double cap = std::ldexp(rh, -30);
   if (sh < cap) sh = cap;
   if (!(sh > 0)) sh = 1.0;  // all points identical (and eps = 0): one cell
@@ -73,6 +76,26 @@ GridGeometry plan_geometry(const Bounds& b, double eps) {
   g.end_bit = g.bits_y + std::max(bit_width(g.maxix), 1);
   return g;
 }
+
+}  // namespace
+
+double eps_threshold(double eps) {
+  constexpr double inf = __builtin_huge_val();
+  if (std::isinf(eps)) return inf;
+  auto passes = [eps](double s) { return std::sqrt(s) <= eps; };
+  double t = eps * eps;  // within an ulp or two of the answer (inf past 1.3e154)
+  for (int k = 0; k < 64 && !passes(t); ++k) t = std::nextafter(t, -inf);
+  for (int k = 0; k < 64; ++k) {
+    double up = std::nextafter(t, inf);
+    if (!passes(up)) break;
+    t = up;
+  }
+  if (!passes(t) || passes(std::nextafter(t, inf)))
+    throw Error(GD_ERR_INTERNAL, "no exact neighbour threshold for eps " + std::to_string(eps));
+  return t;
+}
+
+namespace {
 
 __device__ __forceinline__ uint64_t cell_coord(double h, double hmin, double sh, uint64_t maxi) {
   double u = (h - hmin) / sh;  // >= 0: h >= hmin by construction
@@ -96,13 +119,11 @@ __global__ void cell_keys_kernel(const double* __restrict__ x, const double* __r
 // head flags that the scan turns into cell numbers.
 __global__ void gather_kernel(const double* __restrict__ x, const double* __restrict__ y,
                               const uint64_t* __restrict__ key, const uint32_t* __restrict__ idx,
-                              uint32_t n, double* __restrict__ sx, double* __restrict__ sy,
-                              uint32_t* __restrict__ head) {
+                              uint32_t n, double2* __restrict__ sp, uint32_t* __restrict__ head) {
   uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   uint32_t j = idx[i];
-  sx[i] = x[j];
-  sy[i] = y[j];
+  sp[i] = make_double2(x[j], y[j]);
   head[i] = (i == 0 || key[i] != key[i - 1]) ? 1u : 0u;
 }
 
@@ -121,9 +142,11 @@ __global__ void cells_kernel(const uint64_t* __restrict__ key, uint32_t n, uint3
 }
 
 struct PointBox {
-  const double* x;
-  const double* y;
-  __host__ __device__ Box operator()(uint64_t i) const { return Box{x[i], y[i], x[i], y[i]}; }
+  const double2* p;
+  __host__ __device__ Box operator()(uint64_t i) const {
+    double2 q = p[i];
+    return Box{q.x, q.y, q.x, q.y};
+  }
 };
 
 struct MergeBox {
@@ -157,13 +180,13 @@ __device__ __forceinline__ uint32_t upper_bound(const uint64_t* a, uint32_t n, u
 // found by binary search over the sorted unique cell keys.
 __global__ void cell_info_kernel(const uint64_t* __restrict__ cell_key,
                                  const uint32_t* __restrict__ start, const Box* __restrict__ box,
-                                 uint32_t ncells, GridGeometry g, double eps, int64_t minpoints,
+                                 uint32_t ncells, GridGeometry g, double t, int64_t minpoints,
                                  uint8_t* __restrict__ dense, CellRange* __restrict__ rows) {
   uint64_t c = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (c >= ncells) return;
   int64_t cnt = static_cast<int64_t>(start[c + 1]) - start[c];
   Box b = box[c];
-  dense[c] = (cnt >= minpoints && within_eps(b.x0, b.y0, b.x1, b.y1, eps)) ? 1 : 0;
+  dense[c] = (cnt >= minpoints && near(b.x0, b.y0, b.x1, b.y1, t)) ? 1 : 0;
   uint64_t key = cell_key[c];
   int64_t ix = static_cast<int64_t>(key >> g.bits_y);
   uint64_t iy = key & ((uint64_t{1} << g.bits_y) - 1);
@@ -208,6 +231,7 @@ Grid build_grid(RunContext& ctx, const double* dx, const double* dy, uint32_t n,
   GridGeometry geo = plan_geometry(bounds, eps);
   Grid grid;
   grid.n = n;
+  grid.t = eps_threshold(eps);
 
   // Keys and the sort: (cell key, point index) pairs, only the key bits used.
   auto key = ctx.alloc<uint64_t>(n, "cell keys");
@@ -229,11 +253,10 @@ Grid build_grid(RunContext& ctx, const double* dx, const double* dy, uint32_t n,
   key_alt.reset();
   idx_alt.reset();
 
-  grid.x = ctx.alloc<double>(n, "sorted x");
-  grid.y = ctx.alloc<double>(n, "sorted y");
+  grid.p = ctx.alloc<double2>(n, "sorted coordinates");
   grid.cell_of = ctx.alloc<uint32_t>(n, "cell of point");
-  gather_kernel<<<grid_for(n), kBlock, 0, s>>>(dx, dy, key.data(), idx.data(), n, grid.x.data(),
-                                               grid.y.data(), grid.cell_of.data());
+  gather_kernel<<<grid_for(n), kBlock, 0, s>>>(dx, dy, key.data(), idx.data(), n, grid.p.data(),
+                                               grid.cell_of.data());
   GD_CHECK_LAUNCH("gather_kernel");
   if (release_x != nullptr) release_x->reset();
   if (release_y != nullptr) release_y->reset();
@@ -262,7 +285,7 @@ Grid build_grid(RunContext& ctx, const double* dx, const double* dy, uint32_t n,
   grid.box = ctx.alloc<Box>(ncells, "cell boxes");
   {
     using It = thrust::transform_iterator<PointBox, thrust::counting_iterator<uint64_t>>;
-    It in(thrust::counting_iterator<uint64_t>(0), PointBox{grid.x.data(), grid.y.data()});
+    It in(thrust::counting_iterator<uint64_t>(0), PointBox{grid.p.data()});
     constexpr double inf = __builtin_huge_val();
     Box init{inf, inf, -inf, -inf};
     size_t bytes = 0;
@@ -278,7 +301,7 @@ Grid build_grid(RunContext& ctx, const double* dx, const double* dy, uint32_t n,
   grid.dense = ctx.alloc<uint8_t>(ncells, "dense flags");
   grid.rows = ctx.alloc<CellRange>(static_cast<size_t>(ncells) * 5, "neighbour rows");
   cell_info_kernel<<<grid_for(ncells), kBlock, 0, s>>>(cell_key.data(), grid.start.data(),
-                                                       grid.box.data(), ncells, geo, eps, minpoints,
+                                                       grid.box.data(), ncells, geo, grid.t, minpoints,
                                                        grid.dense.data(), grid.rows.data());
   GD_CHECK_LAUNCH("cell_info_kernel");
   cell_key.reset();

@@ -8,9 +8,14 @@
 // floor((x - xmin) / s), so two points within eps of each other land at most
 // two cells apart on each axis.
 //
+// The neighbour predicate, gd::within_eps, is sqrt(fl(dx*dx + dy*dy)) <= eps
+// with correctly rounded operations and no FMA.  Correctly rounded sqrt is
+// monotone, so the set of sums s that pass is exactly {s <= t} for one double
+// t, found once on the host (eps_threshold in grid.cu): the kernels test
+// fl(dx*dx + dy*dy) <= t, bit for bit the same answer without a sqrt.
+//
 // The exact-pruning helpers below rely on one fact: every operation in the
-// neighbour predicate (subtraction, squaring, addition, sqrt, all correctly
-// rounded, no FMA) is monotone.  So for a point p and a box B holding q, the
+// predicate (subtraction, squaring, addition, the comparison) is monotone.  So for a point p and a box B holding q, the
 // predicate computed with the box's nearest point is a lower bound of the
 // predicate for q, and with the box's farthest corner an upper bound; a cell
 // can be skipped or taken whole without a distance test, with the same answer
@@ -41,9 +46,8 @@ struct CellRange {
 struct GridView {
   uint32_t n;              // points
   uint32_t ncells;         // non-empty cells
-  double eps;
-  const double* x;         // coordinates in cell order
-  const double* y;
+  double t;                // neighbour threshold on dx*dx + dy*dy (see above)
+  const double2* p;        // coordinates in cell order
   const uint32_t* idx;     // original point index of each sorted point
   const uint32_t* cell_of; // cell of each sorted point
   const uint32_t* start;   // ncells + 1 offsets into the sorted points
@@ -52,18 +56,37 @@ struct GridView {
   const CellRange* rows;   // 5 per cell
 };
 
+// gd::within_eps(px, py, qx, qy, eps), given t = eps_threshold(eps).  The
+// intrinsics round each operation on its own, whatever the compiler flags.
+__host__ __device__ __forceinline__ bool near(double px, double py, double qx, double qy,
+                                              double t) {
+#if defined(__CUDA_ARCH__)
+  double dx = __dsub_rn(qx, px);
+  double dy = __dsub_rn(qy, py);
+  return __dadd_rn(__dmul_rn(dx, dx), __dmul_rn(dy, dy)) <= t;
+#else
+  double dx = qx - px;
+  double dy = qy - py;
+  return dx * dx + dy * dy <= t;
+#endif
+}
+
+// The largest double t with sqrt(t) <= eps (correctly rounded), so that
+// near(..., t) == within_eps(..., eps) for every pair.  grid.cu.
+double eps_threshold(double eps);
+
 // p's distance to B's nearest point is within eps: some point of B may be.
-__device__ __forceinline__ bool box_may_touch(double px, double py, const Box& b, double eps) {
+__device__ __forceinline__ bool box_may_touch(double px, double py, const Box& b, double t) {
   double cx = fmin(fmax(px, b.x0), b.x1);
   double cy = fmin(fmax(py, b.y0), b.y1);
-  return within_eps(px, py, cx, cy, eps);
+  return near(px, py, cx, cy, t);
 }
 
 // p's distance to B's farthest corner is within eps: every point of B is.
-__device__ __forceinline__ bool box_all_within(double px, double py, const Box& b, double eps) {
+__device__ __forceinline__ bool box_all_within(double px, double py, const Box& b, double t) {
   double fx = (fabs(b.x0 - px) >= fabs(b.x1 - px)) ? b.x0 : b.x1;
   double fy = (fabs(b.y0 - py) >= fabs(b.y1 - py)) ? b.y0 : b.y1;
-  return within_eps(px, py, fx, fy, eps);
+  return near(px, py, fx, fy, t);
 }
 
 // Batches of warps: warp w of the sorted points (32 consecutive points, which
@@ -103,7 +126,7 @@ __device__ __forceinline__ bool cancelled(const volatile int* flag) {
 struct Grid {
   uint32_t n = 0;
   uint32_t ncells = 0;
-  device_buffer<double> x, y;
+  device_buffer<double2> p;
   device_buffer<uint32_t> idx;
   device_buffer<uint32_t> cell_of;
   device_buffer<uint32_t> start;
@@ -112,10 +135,11 @@ struct Grid {
   device_buffer<CellRange> rows;
   uint64_t work = 0;  // estimated candidate tests, for the batch plan
 
-  GridView view(double eps) const {
-    return GridView{n,         ncells,         eps,          x.data(),     y.data(),
-                    idx.data(), cell_of.data(), start.data(), box.data(),
-                    dense.data(), rows.data()};
+  double t = 0;       // eps_threshold(eps)
+
+  GridView view() const {
+    return GridView{n,          ncells,       t,         p.data(),     idx.data(),
+                    cell_of.data(), start.data(), box.data(), dense.data(), rows.data()};
   }
 };
 

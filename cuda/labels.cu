@@ -50,7 +50,7 @@ __global__ void border_kernel(GridView g, const uint8_t* __restrict__ core,
   if (!batch_point(batch, g.n, &i)) return;
   if (core[i]) return;
   uint32_t c = g.cell_of[i];
-  double px = g.x[i], py = g.y[i];
+  double px = g.p[i].x, py = g.p[i].y;
   uint64_t best = kNoCore;
   for (int a = 0; a < 5; ++a) {
     CellRange r = g.rows[static_cast<uint64_t>(c) * 5 + a];
@@ -58,8 +58,8 @@ __global__ void border_kernel(GridView g, const uint8_t* __restrict__ core,
       uint64_t cand = cell_min_core[d];
       if (cand >= best) continue;  // no core here, or none better than best
       Box b = g.box[d];
-      if (!box_may_touch(px, py, b, g.eps)) continue;
-      if (box_all_within(px, py, b, g.eps)) {
+      if (!box_may_touch(px, py, b, g.t)) continue;
+      if (box_all_within(px, py, b, g.t)) {
         best = cand;
         continue;
       }
@@ -67,7 +67,9 @@ __global__ void border_kernel(GridView g, const uint8_t* __restrict__ core,
       for (uint32_t j = j0; j < j1; ++j) {
         if (!core[j]) continue;
         uint64_t k = (static_cast<uint64_t>(g.idx[j]) << 32) | j;
-        if (k < best && within_eps(px, py, g.x[j], g.y[j], g.eps)) best = k;
+        if (k >= best) continue;
+        double2 q = g.p[j];
+        if (near(px, py, q.x, q.y, g.t)) best = k;
       }
     }
   }

@@ -38,25 +38,26 @@ __global__ void union_kernel(GridView g, const uint8_t* __restrict__ core, Batch
   if (!core[i]) return;
   uint32_t c = g.cell_of[i];
   bool own_dense = g.dense[c] != 0;
-  double px = g.x[i], py = g.y[i];
+  double px = g.p[i].x, py = g.p[i].y;
   uint32_t root = uf_find(parent, i);
   for (int a = 0; a < 5; ++a) {
     CellRange r = g.rows[static_cast<uint64_t>(c) * 5 + a];
     for (uint32_t d = r.lo; d < r.hi; ++d) {
       if (d == c && own_dense) continue;
       Box b = g.box[d];
-      if (!box_may_touch(px, py, b, g.eps)) continue;
+      if (!box_may_touch(px, py, b, g.t)) continue;
       uint32_t j0 = g.start[d], j1 = g.start[d + 1];
       if (g.dense[d]) {
         uint32_t rd = uf_find(parent, j0);
         root = uf_find(parent, root);
         if (rd == root) continue;
-        if (box_all_within(px, py, b, g.eps)) {
+        if (box_all_within(px, py, b, g.t)) {
           root = uf_unite(parent, root, rd);
           continue;
         }
         for (uint32_t j = j0; j < j1; ++j) {
-          if (within_eps(px, py, g.x[j], g.y[j], g.eps)) {
+          double2 q = g.p[j];
+          if (near(px, py, q.x, q.y, g.t)) {
             root = uf_unite(parent, root, rd);
             break;
           }
@@ -66,7 +67,8 @@ __global__ void union_kernel(GridView g, const uint8_t* __restrict__ core, Batch
       for (uint32_t j = (j0 > i ? j0 : i + 1); j < j1; ++j) {
         if (!core[j]) continue;
         if (static_cast<const volatile uint32_t*>(parent)[j] == root) continue;
-        if (within_eps(px, py, g.x[j], g.y[j], g.eps)) root = uf_unite(parent, root, j);
+        double2 q = g.p[j];
+        if (near(px, py, q.x, q.y, g.t)) root = uf_unite(parent, root, j);
       }
     }
   }

@@ -189,6 +189,32 @@ TEST(GpuAdversarial, DenseCellNextToSparse) {
     for (int64_t m : {2, 5, 30, 200}) expect_gpu_matches(r, eps, m);
 }
 
+// Pairs at distance eps give or take an ulp, far from each other: with
+// minpoints 2 each pair is one cluster exactly when the predicate holds, so
+// the GPU's sqrt-free test must agree with within_eps pair by pair.
+TEST(GpuAdversarial, PairsAtTheEpsBoundary) {
+  GD_REQUIRE_GPU();
+  std::mt19937_64 rng(55);
+  std::uniform_real_distribution<double> u(0, 1);
+  for (double eps : {0.0, 1e-320, 1e-200, 1e-155, 3e-151, 1e-9, 0.1, 1.0 / 3.0, 1.0, 7.5e4, 1e154,
+                     1.35e154, 1e250}) {
+    double spacing = eps > 0 ? 10 * eps : 1.0;
+    Rows r;
+    for (int k = 0; k < 1500; ++k) {
+      double px = (k % 40) * spacing + (k % 3 == 0 ? 0.0 : u(rng) * eps);
+      double py = (k / 40) * spacing;
+      double th = u(rng) * 6.283185307179586;
+      double qx = px + eps * std::cos(th), qy = py + eps * std::sin(th);
+      if (k % 4 == 1) qx = std::nextafter(qx, 1e308);
+      if (k % 4 == 2) qy = std::nextafter(qy, -1e308);
+      if (k % 5 == 0) qx = px + eps, qy = py;  // exactly eps along an axis
+      r.add(px, py);
+      r.add(qx, qy);
+    }
+    expect_gpu_matches(r, eps, 2);
+  }
+}
+
 // 2^24 + 1000 points, GPU vs CPU (the reference is O(n^2)).
 TEST(GpuLarge, SixteenMillionPointsMatchCpu) {
   GD_REQUIRE_GPU();
