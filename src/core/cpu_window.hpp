@@ -2,9 +2,11 @@
 //
 // For a cell (ix, iy), the cells (ix + a, iy - 2 .. iy + 2) are contiguous in
 // the sorted cell list, so the window is five contiguous ranges of sorted
-// points, one per a in -2..2.  A cursor walks the cells of one thread's
-// chunks in ascending order: within one column of cells its five bounds only
-// move forward, so they are advanced instead of searched again.
+// points, one per a in -2..2.  The bounds of each range are found by an
+// exponential search from a nearby index (the cell itself, or the bound found
+// for the previous cell of the same column), so a window costs O(log d) for
+// bounds d cells away: O(1) on dense data, and cheap on scattered data where
+// the neighbouring columns are far away in the list or absent.
 #pragma once
 
 #include <algorithm>
@@ -22,6 +24,47 @@ struct PointRange {
 struct CellRange {
   uint32_t begin, end;
 };
+
+// The first i in [0, n] with !before(i), for a predicate that is true and
+// then false, searched outwards from hint.
+template <class Before>
+uint32_t partition_point_near(uint32_t n, uint32_t hint, Before before) {
+  uint32_t lo, hi;
+  if (hint < n && before(hint)) {
+    lo = hint + 1;
+    hi = n;
+    for (uint64_t step = 1;; step *= 2) {
+      uint64_t probe = static_cast<uint64_t>(lo) + step - 1;
+      if (probe >= n) break;
+      if (!before(static_cast<uint32_t>(probe))) {
+        hi = static_cast<uint32_t>(probe);
+        break;
+      }
+      lo = static_cast<uint32_t>(probe) + 1;
+    }
+  } else {
+    hi = std::min(hint, n);
+    lo = 0;
+    for (uint32_t step = 1;; step *= 2) {
+      if (hi < step) break;
+      uint32_t probe = hi - step;
+      if (before(probe)) {
+        lo = probe + 1;
+        break;
+      }
+      hi = probe;
+      if (step > (UINT32_MAX >> 1)) break;
+    }
+  }
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (before(mid))
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
 
 class WindowCursor {
  public:
@@ -41,36 +84,30 @@ class WindowCursor {
 
   // The same window as cell ranges.
   void cells_at(uint32_t c, CellRange rows[kRows]) {
-    const Cell& k = grid_.cells[c];
+    static constexpr int kColumn[kRows] = {0, -1, 1, -2, 2};
     const Cell* cells = grid_.cells.data();
     const uint32_t ncells = grid_.ncells();
-    bool reseek = !valid_ || c < last_ || k.ix != cells[last_].ix;
-    static constexpr int kColumn[kRows] = {0, -1, 1, -2, 2};
+    const Cell& k = cells[c];
+    const bool same_column = valid_ && k.ix == last_ix_;
     for (int a = 0; a < kRows; ++a) {
-      Cell low{k.ix + kColumn[a], k.iy - 2};
-      Cell high{k.ix + kColumn[a], k.iy + 2};
-      uint32_t lo, hi;
-      if (reseek) {
-        lo = static_cast<uint32_t>(std::lower_bound(cells, cells + ncells, low) - cells);
-        hi = static_cast<uint32_t>(std::upper_bound(cells + lo, cells + ncells, high) - cells);
-      } else {
-        lo = lo_[a];
-        while (lo < ncells && cells[lo] < low) ++lo;
-        hi = std::max(hi_[a], lo);
-        while (hi < ncells && cells[hi] <= high) ++hi;
-      }
+      const Cell low{k.ix + kColumn[a], k.iy - 2};
+      const Cell high{k.ix + kColumn[a], k.iy + 2};
+      uint32_t lo = partition_point_near(ncells, same_column ? lo_[a] : c,
+                                         [&](uint32_t i) { return cells[i] < low; });
+      uint32_t hi = partition_point_near(ncells, same_column ? std::max(hi_[a], lo) : lo,
+                                         [&](uint32_t i) { return cells[i] <= high; });
       lo_[a] = lo;
       hi_[a] = hi;
       rows[a] = CellRange{lo, hi};
     }
     valid_ = true;
-    last_ = c;
+    last_ix_ = k.ix;
   }
 
  private:
   const Grid& grid_;
   bool valid_ = false;
-  uint32_t last_ = 0;
+  int64_t last_ix_ = 0;
   uint32_t lo_[kRows] = {};
   uint32_t hi_[kRows] = {};
 };
