@@ -85,18 +85,15 @@ FROM (SELECT gpu_dbscan_read_floor(g) OVER () AS f
             UNION ALL SELECT 'LINESTRING(0 0, 1 1)') s) r;
 
 -- gpu_dbscan_last_run(): the last partition clustered in this session
-SELECT count(*) FROM (SELECT gpu_dbscan(geom, 0.8, 1) OVER () FROM dbscan_inputs) s;
+SELECT count(c) FROM (SELECT gpu_dbscan(geom, 0.8, 1) OVER () AS c FROM dbscan_inputs) s;
 SELECT backend IN ('cpu', 'gpu') AS backend_ok, rows, points,
        total_ms >= 0 AS timed, transfer_ms >= 0 AND sort_ms >= 0 AND core_ms >= 0
        AND union_ms >= 0 AND label_ms >= 0 AS phases_ok
 FROM gpu_dbscan_last_run();
 
--- the settings
-SHOW gpu_dbscan.backend;
-SHOW gpu_dbscan.gpu_min_rows;
-SHOW gpu_dbscan.threads;
-SHOW gpu_dbscan.device;
-SHOW gpu_dbscan.device_memory_budget;
+-- the settings and their defaults
+SELECT name, boot_val, unit, context, vartype, enumvals
+FROM pg_settings WHERE name LIKE 'gpu\_dbscan.%' ORDER BY name;
 SET gpu_dbscan.device_memory_budget = '2GB';
 SHOW gpu_dbscan.device_memory_budget;
 RESET gpu_dbscan.device_memory_budget;

@@ -2,8 +2,11 @@
  * gserialized_points.c — decode PostGIS geometry values from their serialized
  * form (see gserialized_points.h).
  *
- * Layout (PostGIS liblwgeom/gserialized1.c and gserialized2.c, checked against
- * raw heap bytes of PostGIS 3.3.2 with pageinspect, see sql/gserialized.sql):
+ * Layout (PostGIS liblwgeom/gserialized1.c and gserialized2.c).  Checked on
+ * PostGIS 3.3.2: the heap bytes (pageinspect) of points with and without
+ * SRID, Z, M, EMPTY, 2- and 3-vertex lines, multipoints, collections,
+ * polygons, curves and polyhedral surfaces as written by PostGIS (all v2),
+ * and hand-built v1 and v2 values read back by PostGIS (sql/gserialized.sql):
  *
  *   varlena header         1 byte (short) or 4 bytes; we read VARDATA_ANY
  *   srid[3]                21-bit signed SRID, big-endian: srid[0] holds bits
