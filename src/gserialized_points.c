@@ -229,7 +229,7 @@ void
 gserialized_decode(Datum geom, PostgisFns *fns, GeomInfo *out)
 {
 	struct varlena *raw = (struct varlena *) DatumGetPointer(geom);
-	struct varlena *v = pg_detoast_datum_packed(raw);
+	struct varlena *v = PG_DETOAST_DATUM_PACKED(geom);
 	GsCursor	c;
 	uint8		gflags;
 	uint32		srid;
