@@ -52,17 +52,20 @@ struct PointsView {
   uint32_t n;
 };
 
-// The neighbour predicate every back end uses, bit for bit what PostGIS
-// computes for two points: sqrt(dx*dx + dy*dy) <= eps in double, never
-// contracted into a fused multiply-add (the build passes -ffp-contract=off
-// and nvcc -fmad=false).
+// The neighbour predicate every back end uses: PostGIS's inclusive box
+// prefilter (|dx| <= eps and |dy| <= eps) and then sqrt(dx*dx + dy*dy) <= eps
+// in double, never contracted into a fused multiply-add (the build passes
+// -ffp-contract=off and nvcc -fmad=false).  The box test is not implied by
+// the distance test when dx*dx underflows: (0 0) and (1e-300 0) are not
+// neighbours at eps 0 in PostGIS.  Every operation here is monotone, so if
+// the two corners of a box pass, every pair of points inside it passes.
 #if defined(__CUDACC__)
 __host__ __device__
 #endif
 inline bool within_eps(double px, double py, double qx, double qy, double eps) {
   double dx = qx - px;
   double dy = qy - py;
-  return sqrt(dx * dx + dy * dy) <= eps;
+  return fabs(dx) <= eps && fabs(dy) <= eps && sqrt(dx * dx + dy * dy) <= eps;
 }
 
 // CPU back end (cpu_dbscan.cpp): fills rep[0..pts.n).
