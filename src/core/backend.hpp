@@ -16,6 +16,11 @@
 
 #include "gd_core.h"
 
+// The core is built without PostgreSQL: no header of the backend may reach it.
+#ifdef POSTGRES_H
+#error "the clustering core must not include postgres.h"
+#endif
+
 namespace gd {
 
 constexpr uint32_t kNoise = UINT32_MAX;

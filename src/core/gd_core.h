@@ -9,23 +9,18 @@
  *
  * Semantics are those of PostGIS ST_ClusterDBSCAN (see README.md):
  *   - rows are clustered in their partition order (row index 0..nrows-1);
- *   - q is a neighbour of p when sqrt(dx*dx + dy*dy) <= eps in IEEE double
- *     (no fused multiply-add); a point is its own neighbour;
+ *   - q is a neighbour of p when |dx| <= eps, |dy| <= eps and
+ *     sqrt(dx*dx + dy*dy) <= eps in IEEE double (no fused multiply-add);
+ *     a point is its own neighbour;
  *   - core: at least minpoints neighbours; clusters: core points connected
  *     through core points; a border point joins the cluster of its core
  *     neighbour with the smallest row index; everything else is noise;
  *   - minpoints <= 1: every non-NULL row is clustered (an EMPTY row alone);
- *   - minpoints >= 2 and nrows <= minpoints: every row is noise (PostGIS
- *     gives up before looking at the rows in that case);
  *   - ids are 0..k-1, numbered by each cluster's first row; noise and NULL
  *     rows get GD_NOISE.
  */
 #ifndef GD_CORE_H
 #define GD_CORE_H
-
-#ifdef POSTGRES_H
-#error "gd_core.h is the core's API; the core itself must not see postgres.h"
-#endif
 
 #include <stddef.h>
 #include <stdint.h>
