@@ -64,7 +64,9 @@ TEST(EdgeCases, EpsZeroAllIdentical) {
 
 TEST(EdgeCases, EpsZeroUnderflowMakesNeighbours) {
   // dx = 1e-170: dx*dx underflows to 0, so sqrt(0) <= 0 and the points are
-  // neighbours for PostGIS even with eps 0.
+  // neighbours under the core's predicate (gd_core.h) even with eps 0; the
+  // grid must find such pairs although they are farther apart than eps.
+  // (PostGIS's STRtree envelope filter, |dx| <= eps, would drop them.)
   Rows r;
   for (int i = 0; i < 50; ++i) r.add(1e-170 * i, 0);
   for (int i = 0; i < 50; ++i) r.add(5 + 1e-300 * i, 1e-200 * i);
