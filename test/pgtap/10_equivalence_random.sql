@@ -4,7 +4,8 @@
 --
 -- Families (each set is one ds in gd_test.pts): uniform, gaussian blobs with
 -- noise, exact duplicates, lattices and lines at exactly eps spacing, lon/lat
--- with tiny eps, several partitions, mostly NULL/EMPTY, non-point shapes.
+-- with tiny eps, several partitions, mostly NULL/EMPTY, non-point shapes,
+-- coordinates whose differences round or whose squares underflow.
 -- NULL and EMPTY rows are sprinkled into a third of the sets.  eps and
 -- minpoints run from all-noise to one cluster, minpoints 0, 1, 2 and large.
 \ir lib/prelude.sql
@@ -183,6 +184,21 @@ BEGIN
 			(d, 'shapes', 0, 1), (d, 'shapes', 0.5, 2), (d, 'shapes', 1, 3), (d, 'shapes', 2, 1);
 	END LOOP;
 
+	-- I. Rounding: grid points jittered at every scale down to the last bit,
+	-- and a lattice of spacing 1e-165 whose squared distances underflow to 0.
+	FOR i IN 1 .. 3 LOOP
+		d := d + 1;
+		s := (ARRAY[0.1, 1, 1e-3])[i];
+		INSERT INTO gd_test.pts (ds, id, geom)
+		SELECT d, g.id, g.geom FROM gd_test.gen_jittered(-0.3 - i / 100.0, 1500 * i, s, 12 * i) g;
+		INSERT INTO gd_test.cases (ds, family, eps, minpoints) VALUES
+			(d, 'jittered', s, 1), (d, 'jittered', s, 3), (d, 'jittered', s, 6), (d, 'jittered', s * sqrt(2), 8);
+	END LOOP;
+	d := d + 1;
+	INSERT INTO gd_test.pts (ds, id, geom) SELECT d, g.id, g.geom FROM gd_test.gen_lattice(30, 30, 1e-165, 0, 0, 0.3) g;
+	INSERT INTO gd_test.cases (ds, family, eps, minpoints) VALUES
+		(d, 'underflow', 0, 1), (d, 'underflow', 1e-165, 1), (d, 'underflow', 1e-165, 4), (d, 'underflow', 2.5e-165, 6);
+
 	-- NULL and EMPTY rows sprinkled into every third set of the other families.
 	FOR i IN 1 .. d LOOP
 		IF i % 3 = 0 AND NOT EXISTS (SELECT FROM gd_test.cases c
@@ -204,7 +220,7 @@ SELECT plan(2 + (SELECT count(*)::int FROM gd_test.cases));
 
 SELECT cmp_ok((SELECT count(DISTINCT ds)::int FROM gd_test.cases), '>=', 50,
 			  'at least 50 seeded data sets');
-SELECT ok((SELECT count(DISTINCT family) FROM gd_test.cases) >= 8, 'all families present');
+SELECT ok((SELECT count(DISTINCT split_part(family, ' ', 1)) FROM gd_test.cases) >= 10, 'all families present');
 
 SELECT is(gd_test.compare(gd_test.ds(ds), eps, minpoints, part_expr, order_expr), NULL,
 		  format('ds %s %s (%s rows): eps %s, minpoints %s%s%s', ds, family,

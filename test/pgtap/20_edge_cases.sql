@@ -4,7 +4,7 @@
 -- against ST_ClusterDBSCAN where PostGIS gives an answer.
 \ir lib/prelude.sql
 
-SELECT plan(61);
+SELECT plan(69);
 
 -- Two clusters A (around 0 0) and B (around 2 0) and a border point P at
 -- (1 0), exactly eps = 1 from A's (0 0) and B's (2 0); minpoints 4.  P joins
@@ -76,14 +76,28 @@ FROM (VALUES (ARRAY['POINT(0 0)', 'POINT(0 0)'], 2), (ARRAY['POINT(0 0)', 'POINT
 			 (ARRAY['POINT(0 0)', 'POINT(0 0)', 'POINT(0 0)'], 3), (ARRAY['POINT(0 0)', NULL, 'POINT(0 0)'], 2),
 			 (ARRAY['POINT(0 0)'], 2), (ARRAY['POINT(0 0)', 'POINT(0 0)', 'POINT(0 0)', 'POINT(0 0)'], 4)) v(w, m);
 
--- eps 0 clusters exact duplicates only; -0 equals 0; the smallest subnormal
--- difference is not a duplicate.
+-- eps 0 clusters exact duplicates only, and -0 equals 0.  PostGIS tests
+-- sqrt(dx*dx + dy*dy) <= eps only for pairs its index finds within eps on
+-- each axis, so a difference whose square underflows to 0 is no neighbour
+-- unless it is itself <= eps.
 SELECT is(gd_test.run(ARRAY['POINT(1 1)', 'POINT(1 1)', 'POINT(1 1.0000000000000002)', 'POINT(0 0)', 'POINT(-0 -0)'], 0, 2),
 		  ARRAY[0, 0, NULL, 1, 1], 'eps 0: exact duplicates (and -0 = 0) only');
-SELECT is(gd_test.run(ARRAY['POINT(0 0)', 'POINT(5e-324 0)', 'POINT(0 0)'], 0, 1),
-		  ARRAY[0, 1, 0], 'eps 0: a subnormal apart is not a neighbour');
-SELECT is(gd_test.run(ARRAY['POINT(0 0)', 'POINT(5e-324 0)'], 5e-324, 1),
-		  ARRAY[0, 0], 'eps = the smallest subnormal: neighbours');
+SELECT is(gd_test.run(ARRAY['POINT(0 0)', 'POINT(1e-170 0)', 'POINT(1e-160 0)', 'POINT(0 5e-324)'], 0, 1),
+		  ARRAY[0, 1, 2, 3], 'eps 0: points 1e-170 or 5e-324 apart are not duplicates, though dx*dx underflows to 0');
+SELECT is(gd_test.run(ARRAY['POINT(0 0)', 'POINT(1e-170 0)', 'POINT(1e-160 0)', 'POINT(0 5e-324)'], 5e-324, 1),
+		  ARRAY[0, 1, 2, 0], 'eps 5e-324: only the point 5e-324 apart is a neighbour');
+SELECT ok(gd_test.same_clusters(gd_test.run(w, e, 1), gd_test.run_postgis(w, e, 1)),
+		  format('underflowing distances, eps %s: as ST_ClusterDBSCAN', e))
+FROM (SELECT ARRAY['POINT(0 0)', 'POINT(1e-170 0)', 'POINT(1e-160 0)', 'POINT(0 5e-324)',
+				   'POINT(2e-160 2e-160)', 'POINT(1e-300 -1e-300)'] AS w) a,
+	 (VALUES (0::float8), (5e-324), (1e-160), (1.5e-160)) v(e);
+
+-- Coordinates of very different magnitudes: x - y is rounded.
+SELECT ok(gd_test.same_clusters(gd_test.run(w, e, 1), gd_test.run_postgis(w, e, 1)),
+		  format('rounded differences, eps %s: as ST_ClusterDBSCAN', e))
+FROM (SELECT ARRAY['POINT(1e-17 0)', 'POINT(0.10000000000000002 0)', 'POINT(0.2 1e-17)', 'POINT(0.30000000000000004 0)',
+				   'POINT(0 0.1)', 'POINT(-1e-17 0.2)', 'POINT(1e16 0)', 'POINT(10000000000000002 0)'] AS w) a,
+	 (VALUES (0.1::float8), (0.09999999999999999), (2), (1.9999999999999998)) v(e);
 
 -- Distances exactly eps are neighbours (<=); eps a hair smaller are not.
 SELECT is(gd_test.run(ARRAY['POINT(0 0)', 'POINT(3 4)', 'POINT(6 8)'], 5, 1),

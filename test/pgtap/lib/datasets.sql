@@ -91,6 +91,22 @@ LANGUAGE sql AS $$
 	FROM generate_series(0, n - 1) AS i
 $$;
 
+-- n points on a cells x cells grid of spacing step, each moved by a jitter of
+-- step * 10^-k (k uniform in 1..17, random sign): neighbouring points are
+-- step apart give or take amounts down to the last bit, so that x - y is
+-- rounded and the test against eps = step falls either way.
+CREATE OR REPLACE FUNCTION gd_test.gen_jittered(seed float8, n int, step float8, cells int)
+RETURNS TABLE (id int, geom geometry)
+LANGUAGE plpgsql AS $$
+BEGIN
+	PERFORM setseed(seed);
+	RETURN QUERY
+	SELECT i, ST_MakePoint(floor(random() * cells) * step + (random() - 0.5) * step * 10 ^ -(1 + floor(random() * 17)),
+						   floor(random() * cells) * step + (random() - 0.5) * step * 10 ^ -(1 + floor(random() * 17)))
+	FROM generate_series(1, n) AS i;
+END
+$$;
+
 -- n lon/lat points (SRID 4326) near (lon0, lat0) on a grid of `quantum`
 -- degrees, span quanta wide: tiny distances of exact multiples of quantum
 -- as far as doubles allow.

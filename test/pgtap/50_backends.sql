@@ -1,0 +1,128 @@
+-- Back ends and settings: the settings choose where the work runs, never the
+-- answer.  backend = 'cpu' and 'auto' (and 'gpu' where a GPU is usable) give
+-- identical ids; so do thread counts and device memory budgets.  Without a
+-- usable GPU, backend = 'gpu' fails with a clear error.  gpu_dbscan_last_run()
+-- and gpu_dbscan_read_floor() report what they should.
+\ir lib/prelude.sql
+
+SELECT plan(30);
+
+-- A fresh session has run nothing yet (this also loads the module, so the
+-- gpu_dbscan.* settings exist from here on).
+SELECT is((SELECT l.backend FROM gpu_dbscan_last_run() l), NULL, 'gpu_dbscan_last_run() is NULL before any call');
+
+SELECT is(current_setting('gpu_dbscan.backend'), 'auto', 'backend defaults to auto');
+SELECT is(current_setting('gpu_dbscan.gpu_min_rows'), '100000', 'gpu_min_rows defaults to 100000');
+SELECT is(current_setting('gpu_dbscan.threads'), '0', 'threads defaults to 0 (every core)');
+SELECT is(current_setting('gpu_dbscan.device'), '0', 'device defaults to 0');
+SELECT is(current_setting('gpu_dbscan.device_memory_budget'), '0', 'device_memory_budget defaults to 0 (automatic)');
+
+-- Runs gd_test.labels with settings (name, value, name, value, ...) in
+-- force, then puts the previous values back.
+CREATE FUNCTION pg_temp.labels_with(settings text[], src text, eps float8, minpoints int,
+									part text DEFAULT 'NULL::int')
+RETURNS int[] LANGUAGE plpgsql AS $$
+DECLARE
+	saved	text[] := '{}';
+	result	int[];
+BEGIN
+	FOR i IN 1 .. coalesce(array_length(settings, 1), 0) BY 2 LOOP
+		saved := saved || ARRAY[settings[i], current_setting(settings[i])];
+		PERFORM set_config(settings[i], settings[i + 1], true);
+	END LOOP;
+	result := gd_test.labels(src, eps, minpoints, part);
+	FOR i IN 1 .. coalesce(array_length(saved, 1), 0) BY 2 LOOP
+		PERFORM set_config(saved[i], saved[i + 1], true);
+	END LOOP;
+	RETURN result;
+END
+$$;
+
+-- Is a GPU usable?  Ask for it and see.
+CREATE FUNCTION pg_temp.gpu_probe(OUT usable boolean, OUT message text)
+LANGUAGE plpgsql SET gpu_dbscan.backend = 'gpu' AS $$
+BEGIN
+	PERFORM gpu_dbscan(geom, 1, 2) OVER () FROM (VALUES ('POINT(0 0)'::geometry), ('POINT(0 1)')) v(geom);
+	usable := true;
+EXCEPTION WHEN OTHERS THEN
+	usable := false;
+	message := SQLERRM;
+END
+$$;
+SELECT usable AS gpu_usable, coalesce(message, '') AS gpu_message FROM pg_temp.gpu_probe() \gset
+\if :gpu_usable
+SELECT diag('a GPU is usable: the GPU path is compared with the CPU path');
+SELECT skip('a GPU is usable, so backend = ''gpu'' does not fail', 1);
+\else
+SELECT diag('no usable GPU (' || :'gpu_message' || '): GPU comparisons are skipped');
+SELECT throws_like($$SET LOCAL gpu_dbscan.backend = 'gpu';
+					 SELECT gpu_dbscan(geom, 1, 2) OVER () FROM (VALUES ('POINT(0 0)'::geometry)) v(geom)$$,
+				   'gpu_dbscan.backend is "gpu" but no usable GPU: %',
+				   'backend = ''gpu'' without a usable GPU: a clear error');
+\endif
+
+-- Data sets for the comparisons.
+INSERT INTO gd_test.pts (ds, id, geom) SELECT 1, id, geom FROM gd_test.gen_uniform(0.41, 50000, 100) g;
+INSERT INTO gd_test.pts (ds, id, geom) SELECT 2, id, geom FROM gd_test.gen_blobs(0.42, 30000, 20, 1, 0.2, 100) g;
+INSERT INTO gd_test.pts (ds, id, geom) SELECT 3, id, geom FROM gd_test.gen_lonlat(0.43, 20000, 2.35, 48.85, 1e-6, 400) g;
+INSERT INTO gd_test.pts (ds, id, geom) SELECT 4, id, geom FROM gd_test.gen_duplicates(0.44, 10000, 40, 0.5) g;
+INSERT INTO gd_test.pts (ds, id, geom) SELECT 5, id, geom FROM gd_test.gen_shapes(0.45, 600, 50, 3) g;
+INSERT INTO gd_test.pts (ds, part, id, geom)
+SELECT 6, p, g.id, g.geom FROM generate_series(1, 4) p, LATERAL gd_test.gen_blobs(0.46 + p / 100.0, 2500 * p, 5, 1, 0.1, 60) g;
+DO $$ BEGIN PERFORM gd_test.sprinkle(ds, 0.02, 0.02) FROM (VALUES (2), (4), (6)) v(ds); END $$;
+ANALYZE gd_test.pts;
+
+CREATE TEMP TABLE runs (ds int, eps float8, minpoints int, part text DEFAULT 'NULL::int');
+INSERT INTO runs (ds, eps, minpoints) VALUES (1, 0.5, 5), (2, 0.3, 10), (3, 2e-6, 3), (4, 0, 50), (5, 1, 2);
+INSERT INTO runs VALUES (6, 0.4, 5, 'part');
+
+SELECT is(pg_temp.labels_with(ARRAY['gpu_dbscan.backend', 'auto', 'gpu_dbscan.gpu_min_rows', '0'],
+							  gd_test.ds(ds), eps, minpoints, part),
+		  pg_temp.labels_with(ARRAY['gpu_dbscan.backend', 'cpu'], gd_test.ds(ds), eps, minpoints, part),
+		  format('ds %s: backend auto (gpu_min_rows 0) and cpu give identical ids', ds))
+FROM runs ORDER BY ds;
+
+SELECT is(pg_temp.labels_with(ARRAY['gpu_dbscan.backend', 'cpu', 'gpu_dbscan.threads', t],
+							  gd_test.ds(ds), eps, minpoints, part),
+		  pg_temp.labels_with(ARRAY['gpu_dbscan.backend', 'cpu', 'gpu_dbscan.threads', '0'],
+							  gd_test.ds(ds), eps, minpoints, part),
+		  format('ds %s: %s thread(s) and every core give identical ids', ds, t))
+FROM runs, (VALUES ('1'), ('3')) v(t) WHERE ds IN (1, 2) ORDER BY ds, t;
+
+SELECT is(pg_temp.labels_with(ARRAY['gpu_dbscan.backend', 'auto', 'gpu_dbscan.gpu_min_rows', '6000'],
+							  gd_test.ds(6), 0.4, 5, 'part'),
+		  pg_temp.labels_with(ARRAY['gpu_dbscan.backend', 'cpu'], gd_test.ds(6), 0.4, 5, 'part'),
+		  'partitions on both sides of gpu_min_rows: identical ids');
+
+\if :gpu_usable
+SELECT is(pg_temp.labels_with(ARRAY['gpu_dbscan.backend', 'gpu'], gd_test.ds(ds), eps, minpoints, part),
+		  pg_temp.labels_with(ARRAY['gpu_dbscan.backend', 'cpu'], gd_test.ds(ds), eps, minpoints, part),
+		  format('ds %s: backend gpu and cpu give identical ids', ds))
+FROM runs ORDER BY ds;
+SELECT is(pg_temp.labels_with(ARRAY['gpu_dbscan.backend', 'gpu', 'gpu_dbscan.device_memory_budget', '16MB'],
+							  gd_test.ds(1), 0.5, 5),
+		  pg_temp.labels_with(ARRAY['gpu_dbscan.backend', 'cpu'], gd_test.ds(1), 0.5, 5),
+		  'backend gpu with a 16 MB device budget (batches) and cpu give identical ids');
+\else
+SELECT skip('no usable GPU', 7);
+\endif
+
+-- gpu_dbscan_last_run() describes the last partition clustered.
+SELECT is(pg_temp.labels_with(ARRAY['gpu_dbscan.backend', 'cpu'], gd_test.ds(2), 0.3, 10)
+		  IS NOT NULL, true, 'a CPU run');
+SELECT is((SELECT format('%s, %s rows, %s points', l.backend, l.rows, l.points) FROM gpu_dbscan_last_run() l),
+		  (SELECT format('cpu, %s rows, %s points', count(*), count(*) FILTER (WHERE NOT ST_IsEmpty(geom)))
+		   FROM gd_test.pts WHERE ds = 2),
+		  'last_run: backend cpu, rows of the partition, non-empty points');
+SELECT ok((SELECT l.total_ms >= 0 AND l.cells > 0 FROM gpu_dbscan_last_run() l), 'last_run: cells and total time');
+SELECT is(pg_temp.labels_with(ARRAY['gpu_dbscan.backend', 'auto'], gd_test.ds(4), 0, 50) IS NOT NULL
+		  AND (SELECT l.backend FROM gpu_dbscan_last_run() l) = 'cpu',
+		  true, 'auto sends a partition below gpu_min_rows to the CPU');
+
+-- The read floor reads every row and clusters nothing.
+SELECT is((SELECT array_agg(DISTINCT f) FROM (SELECT gpu_dbscan_read_floor(geom) OVER () f
+											  FROM gd_test.pts WHERE ds = 2 AND geom IS NOT NULL) s),
+		  ARRAY[0], 'gpu_dbscan_read_floor() returns 0 for every row');
+
+SELECT * FROM finish();
+ROLLBACK;
