@@ -53,6 +53,7 @@ void union_dense_cell(const Grid& grid, uint32_t c, const CellRange* rows, const
       if (n == c) continue;
       const uint32_t nb = grid.start[n], ne = grid.start[n + 1];
       poller.add(ne - nb);
+      rb = uf.find(rb);  // other threads may have linked it under another root
       if (f[nb] & kDenseFlag) {
         // A dense cell before this one has already met it; one set is one test.
         if (n < c) continue;
@@ -60,6 +61,7 @@ void union_dense_cell(const Grid& grid, uint32_t c, const CellRange* rows, const
         for (uint32_t q = nb; q < ne && rn != rb; ++q) {
           meet(q, rn);
           rn = uf.find(rn);
+          rb = uf.find(rb);
         }
         continue;
       }
