@@ -26,15 +26,15 @@ __global__ void core_kernel(GridView g, int64_t minpoints, Batch batch, const vo
     CellRange r = g.rows[static_cast<uint64_t>(c) * 5 + a];
     for (uint32_t d = r.lo; d < r.hi && count < minpoints; ++d) {
       Box b = g.box[d];
-      if (!box_may_touch(px, py, b, g.t)) continue;
+      if (!box_may_touch(px, py, b, g.eps, g.t)) continue;
       uint32_t j0 = g.start[d], j1 = g.start[d + 1];
-      if (box_all_within(px, py, b, g.t)) {
+      if (box_all_within(px, py, b, g.eps, g.t)) {
         count += j1 - j0;
         continue;
       }
       for (uint32_t j = j0; j < j1; ++j) {
         double2 q = g.p[j];
-        if (near(px, py, q.x, q.y, g.t) && ++count >= minpoints) break;
+        if (near(px, py, q.x, q.y, g.eps, g.t) && ++count >= minpoints) break;
       }
     }
   }

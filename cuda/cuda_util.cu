@@ -66,12 +66,12 @@ RunContext::RunContext(int device, size_t budget_bytes, const CancelToken& cance
     : device_(set_device(device)),
       cancel_(cancel),
       budget_(budget_bytes != 0 ? budget_bytes : default_budget(device)),
-      flag_(sizeof(int), cudaHostAllocMapped) {
-  flag_host_ = static_cast<volatile int*>(flag_.data());
-  *flag_host_ = 0;
+      flag_(sizeof(int), cudaHostAllocDefault) {
+  *static_cast<int*>(flag_.data()) = 1;
   void* dev = nullptr;
-  CUDA_TRY(cudaHostGetDevicePointer(&dev, flag_.data(), 0));
-  flag_dev_ = static_cast<volatile int*>(dev);
+  CUDA_TRY(cudaMallocAsync(&dev, sizeof(int), main_.get()));
+  flag_dev_ = static_cast<int*>(dev);
+  CUDA_TRY(cudaMemsetAsync(flag_dev_, 0, sizeof(int), main_.get()));
 }
 
 RunContext::~RunContext() {
@@ -79,6 +79,7 @@ RunContext::~RunContext() {
   // stream-ordered frees of the run's buffers have happened, then give the
   // pool's memory back so that nothing stays held between runs.
   (void)cudaStreamSynchronize(side_.get());
+  if (flag_dev_ != nullptr) (void)cudaFreeAsync(flag_dev_, main_.get());
   (void)cudaStreamSynchronize(main_.get());
   cudaMemPool_t pool;
   if (cudaDeviceGetDefaultMemPool(&pool, device_) == cudaSuccess) (void)cudaMemPoolTrimTo(pool, 0);
@@ -87,7 +88,8 @@ RunContext::~RunContext() {
 
 void RunContext::check_cancel() {
   if (cancel_.requested()) {
-    *flag_host_ = 1;
+    (void)cudaMemcpyAsync(flag_dev_, flag_.data(), sizeof(int), cudaMemcpyHostToDevice,
+                          side_.get());
     throw Error(GD_ERR_CANCELLED, "clustering cancelled");
   }
 }

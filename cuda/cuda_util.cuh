@@ -167,8 +167,10 @@ class RunContext {
   MemoryBudget& budget() { return budget_; }
   size_t budget_limit() const { return budget_.limit(); }
   size_t budget_peak() const { return budget_.peak(); }
-  // Device-visible flag (mapped pinned memory): set when the run is cancelled
-  // so that queued batch kernels return at once.
+  // Flag in device memory, set (by a copy on the side stream, which runs
+  // beside the kernels) when the run is cancelled, so that queued batch
+  // kernels return at once.  Device memory, not mapped host memory: every
+  // block reads it, and a read across the bus per block cost ~1 us each.
   const volatile int* cancel_flag_device() const { return flag_dev_; }
 
   // The host's one wait per stage: polls the stream with short sleeps and the
@@ -189,9 +191,8 @@ class RunContext {
   Stream main_;
   Stream side_;
   Event done_;
-  pinned_buffer flag_;
-  volatile int* flag_host_ = nullptr;
-  volatile int* flag_dev_ = nullptr;
+  pinned_buffer flag_;  // holds 1: the source of the cancel copy
+  int* flag_dev_ = nullptr;
 };
 
 // Seconds since the previous lap; for the per-phase times in gd_run_stats.

@@ -5,9 +5,9 @@
 // Cell arithmetic is done in half units (x/2 - xmin/2), so that no difference
 // of two finite coordinates overflows.  The cell side is
 //     s = (r/sqrt(2)) * (1 + 1e-9) + 8e-16 * R      (halved: sh = s/2)
-// with R the largest |coordinate - min| and r = max(eps, 2^-500) the reach of
-// the predicate: below 2^-500, dx*dx underflows and points a little farther
-// apart than eps can be neighbours (the CPU back end uses the same reach).  Rounding of (x/2 - xmin/2) and of
+// with R the largest |coordinate - min| and r = max(eps, 2^-500): the
+// predicate's box test keeps neighbours within eps on each axis; the floor
+// only keeps the side away from zero.  Rounding of (x/2 - xmin/2) and of
 // the division by sh moves a point's cell coordinate by at most
 // 4 * 2^-53 * R/sh < 0.56 cells, and two points within eps are at most
 // sqrt(2) cells apart before rounding, so they are at most 2 cells apart
@@ -180,13 +180,14 @@ __device__ __forceinline__ uint32_t upper_bound(const uint64_t* a, uint32_t n, u
 // found by binary search over the sorted unique cell keys.
 __global__ void cell_info_kernel(const uint64_t* __restrict__ cell_key,
                                  const uint32_t* __restrict__ start, const Box* __restrict__ box,
-                                 uint32_t ncells, GridGeometry g, double t, int64_t minpoints,
+                                 uint32_t ncells, GridGeometry g, double eps, double t,
+                                 int64_t minpoints,
                                  uint8_t* __restrict__ dense, CellRange* __restrict__ rows) {
   uint64_t c = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (c >= ncells) return;
   int64_t cnt = static_cast<int64_t>(start[c + 1]) - start[c];
   Box b = box[c];
-  dense[c] = (cnt >= minpoints && near(b.x0, b.y0, b.x1, b.y1, t)) ? 1 : 0;
+  dense[c] = (cnt >= minpoints && near(b.x0, b.y0, b.x1, b.y1, eps, t)) ? 1 : 0;
   uint64_t key = cell_key[c];
   int64_t ix = static_cast<int64_t>(key >> g.bits_y);
   uint64_t iy = key & ((uint64_t{1} << g.bits_y) - 1);
@@ -231,6 +232,7 @@ Grid build_grid(RunContext& ctx, const double* dx, const double* dy, uint32_t n,
   GridGeometry geo = plan_geometry(bounds, eps);
   Grid grid;
   grid.n = n;
+  grid.eps = eps;
   grid.t = eps_threshold(eps);
 
   // Keys and the sort: (cell key, point index) pairs, only the key bits used.
@@ -301,7 +303,7 @@ Grid build_grid(RunContext& ctx, const double* dx, const double* dy, uint32_t n,
   grid.dense = ctx.alloc<uint8_t>(ncells, "dense flags");
   grid.rows = ctx.alloc<CellRange>(static_cast<size_t>(ncells) * 5, "neighbour rows");
   cell_info_kernel<<<grid_for(ncells), kBlock, 0, s>>>(cell_key.data(), grid.start.data(),
-                                                       grid.box.data(), ncells, geo, grid.t, minpoints,
+                                                       grid.box.data(), ncells, geo, eps, grid.t, minpoints,
                                                        grid.dense.data(), grid.rows.data());
   GD_CHECK_LAUNCH("cell_info_kernel");
   cell_key.reset();

@@ -8,11 +8,13 @@
 // floor((x - xmin) / s), so two points within eps of each other land at most
 // two cells apart on each axis.
 //
-// The neighbour predicate, gd::within_eps, is sqrt(fl(dx*dx + dy*dy)) <= eps
-// with correctly rounded operations and no FMA.  Correctly rounded sqrt is
-// monotone, so the set of sums s that pass is exactly {s <= t} for one double
-// t, found once on the host (eps_threshold in grid.cu): the kernels test
-// fl(dx*dx + dy*dy) <= t, bit for bit the same answer without a sqrt.
+// The neighbour predicate, gd::within_eps, is PostGIS's inclusive box test
+// |dx| <= eps, |dy| <= eps, then sqrt(fl(dx*dx + dy*dy)) <= eps, with
+// correctly rounded operations and no FMA.  Correctly rounded sqrt is
+// monotone, so the set of sums s that pass its last test is exactly {s <= t}
+// for one double t, found once on the host (eps_threshold in grid.cu): the
+// kernels test fl(dx*dx + dy*dy) <= t, bit for bit the same answer without a
+// sqrt.
 //
 // The exact-pruning helpers below rely on one fact: every operation in the
 // predicate (subtraction, squaring, addition, the comparison) is monotone.  So for a point p and a box B holding q, the
@@ -46,6 +48,7 @@ struct CellRange {
 struct GridView {
   uint32_t n;              // points
   uint32_t ncells;         // non-empty cells
+  double eps;
   double t;                // neighbour threshold on dx*dx + dy*dy (see above)
   const double2* p;        // coordinates in cell order
   const uint32_t* idx;     // original point index of each sorted point
@@ -59,15 +62,16 @@ struct GridView {
 // gd::within_eps(px, py, qx, qy, eps), given t = eps_threshold(eps).  The
 // intrinsics round each operation on its own, whatever the compiler flags.
 __host__ __device__ __forceinline__ bool near(double px, double py, double qx, double qy,
-                                              double t) {
+                                              double eps, double t) {
 #if defined(__CUDA_ARCH__)
   double dx = __dsub_rn(qx, px);
   double dy = __dsub_rn(qy, py);
-  return __dadd_rn(__dmul_rn(dx, dx), __dmul_rn(dy, dy)) <= t;
+  return fabs(dx) <= eps && fabs(dy) <= eps &&
+         __dadd_rn(__dmul_rn(dx, dx), __dmul_rn(dy, dy)) <= t;
 #else
   double dx = qx - px;
   double dy = qy - py;
-  return dx * dx + dy * dy <= t;
+  return fabs(dx) <= eps && fabs(dy) <= eps && dx * dx + dy * dy <= t;
 #endif
 }
 
@@ -76,17 +80,19 @@ __host__ __device__ __forceinline__ bool near(double px, double py, double qx, d
 double eps_threshold(double eps);
 
 // p's distance to B's nearest point is within eps: some point of B may be.
-__device__ __forceinline__ bool box_may_touch(double px, double py, const Box& b, double t) {
+__device__ __forceinline__ bool box_may_touch(double px, double py, const Box& b, double eps,
+                                              double t) {
   double cx = fmin(fmax(px, b.x0), b.x1);
   double cy = fmin(fmax(py, b.y0), b.y1);
-  return near(px, py, cx, cy, t);
+  return near(px, py, cx, cy, eps, t);
 }
 
 // p's distance to B's farthest corner is within eps: every point of B is.
-__device__ __forceinline__ bool box_all_within(double px, double py, const Box& b, double t) {
+__device__ __forceinline__ bool box_all_within(double px, double py, const Box& b, double eps,
+                                               double t) {
   double fx = (fabs(b.x0 - px) >= fabs(b.x1 - px)) ? b.x0 : b.x1;
   double fy = (fabs(b.y0 - py) >= fabs(b.y1 - py)) ? b.y0 : b.y1;
-  return near(px, py, fx, fy, t);
+  return near(px, py, fx, fy, eps, t);
 }
 
 // Batches of warps: warp w of the sorted points (32 consecutive points, which
@@ -135,10 +141,11 @@ struct Grid {
   device_buffer<CellRange> rows;
   uint64_t work = 0;  // estimated candidate tests, for the batch plan
 
+  double eps = 0;
   double t = 0;       // eps_threshold(eps)
 
   GridView view() const {
-    return GridView{n,          ncells,       t,         p.data(),     idx.data(),
+    return GridView{n,          ncells,       eps,       t,            p.data(),     idx.data(),
                     cell_of.data(), start.data(), box.data(), dense.data(), rows.data()};
   }
 };

@@ -58,8 +58,8 @@ __global__ void border_kernel(GridView g, const uint8_t* __restrict__ core,
       uint64_t cand = cell_min_core[d];
       if (cand >= best) continue;  // no core here, or none better than best
       Box b = g.box[d];
-      if (!box_may_touch(px, py, b, g.t)) continue;
-      if (box_all_within(px, py, b, g.t)) {
+      if (!box_may_touch(px, py, b, g.eps, g.t)) continue;
+      if (box_all_within(px, py, b, g.eps, g.t)) {
         best = cand;
         continue;
       }
@@ -69,7 +69,7 @@ __global__ void border_kernel(GridView g, const uint8_t* __restrict__ core,
         uint64_t k = (static_cast<uint64_t>(g.idx[j]) << 32) | j;
         if (k >= best) continue;
         double2 q = g.p[j];
-        if (near(px, py, q.x, q.y, g.t)) best = k;
+        if (near(px, py, q.x, q.y, g.eps, g.t)) best = k;
       }
     }
   }

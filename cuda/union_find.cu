@@ -45,19 +45,19 @@ __global__ void union_kernel(GridView g, const uint8_t* __restrict__ core, Batch
     for (uint32_t d = r.lo; d < r.hi; ++d) {
       if (d == c && own_dense) continue;
       Box b = g.box[d];
-      if (!box_may_touch(px, py, b, g.t)) continue;
+      if (!box_may_touch(px, py, b, g.eps, g.t)) continue;
       uint32_t j0 = g.start[d], j1 = g.start[d + 1];
       if (g.dense[d]) {
         uint32_t rd = uf_find(parent, j0);
         root = uf_find(parent, root);
         if (rd == root) continue;
-        if (box_all_within(px, py, b, g.t)) {
+        if (box_all_within(px, py, b, g.eps, g.t)) {
           root = uf_unite(parent, root, rd);
           continue;
         }
         for (uint32_t j = j0; j < j1; ++j) {
           double2 q = g.p[j];
-          if (near(px, py, q.x, q.y, g.t)) {
+          if (near(px, py, q.x, q.y, g.eps, g.t)) {
             root = uf_unite(parent, root, rd);
             break;
           }
@@ -68,7 +68,7 @@ __global__ void union_kernel(GridView g, const uint8_t* __restrict__ core, Batch
         if (!core[j]) continue;
         if (static_cast<const volatile uint32_t*>(parent)[j] == root) continue;
         double2 q = g.p[j];
-        if (near(px, py, q.x, q.y, g.t)) root = uf_unite(parent, root, j);
+        if (near(px, py, q.x, q.y, g.eps, g.t)) root = uf_unite(parent, root, j);
       }
     }
   }
