@@ -140,8 +140,8 @@ gd_status gd_cluster_points(const double* x, const double* y, const uint8_t* row
     st.points = npoints;
 
     const int64_t minpoints = params->minpoints;
-    if (minpoints >= 2 && nrows <= minpoints) {
-      // PostGIS gives up before looking at the rows.
+    if (minpoints >= 2 && npoints < minpoints) {
+      // No point can have minpoints neighbours: all noise, as in PostGIS.
       for (int64_t r = 0; r < nrows; ++r) cluster_ids[r] = GD_NOISE;
     } else {
       // The points, compacted in row order (the caller's arrays when every row is one).

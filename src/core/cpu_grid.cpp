@@ -40,9 +40,9 @@ Box bounding_box(const PointsView& pts, ThreadTeam& team) {
   return all;
 }
 
-// The side s of a cell.  A neighbour pair has |dx| <= r = neighbour_reach(eps)
-// (1 + 2^-52), so its exact cell-coordinate difference is below
-// r / s < sqrt(2).  The computed coordinate fl(fl(x - x0) / s) is off by at
+// The side s of a cell.  A neighbour pair has |fl(dx)| <= r =
+// neighbour_reach(eps), so |dx| <= r (1 + 2^-52) and its exact
+// cell-coordinate difference is below r / s < sqrt(2).  The computed coordinate fl(fl(x - x0) / s) is off by at
 // most 2.3e-16 * R / s <= 0.23 for R = the largest |coordinate - minimum|,
 // since s >= 1e-15 R; two of them differ by less than sqrt(2) + 0.46 < 2, so
 // their floors differ by at most 2: the 5x5 window is complete.

@@ -38,9 +38,9 @@ struct GridGeometry {
   }
 };
 
-// The largest |dx| (or |dy|) a pair of neighbours can have, up to a relative
-// 1e-15: eps, except that below 2^-500 dx*dx can underflow to zero and make
-// points farther apart than eps neighbours.
+// A bound on |dx| and |dy| of every pair of neighbours: eps (within_eps
+// tests |dx| <= eps first), but never below 2^-500 so that the cell side is
+// positive and the cell coordinates stay finite when eps is 0 or tiny.
 double neighbour_reach(double eps);
 
 // Points sorted by cell (row order within a cell), with the non-empty cells.

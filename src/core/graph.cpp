@@ -37,11 +37,6 @@ void cluster_graph(const uint8_t* row_kind, int64_t nrows, const gd_pair* edges,
                                       std::to_string(e.j) +
                                       ") does not join two distinct non-empty rows");
   }
-  if (minpoints >= 2 && nrows <= minpoints) {
-    for (int64_t r = 0; r < nrows; ++r) cluster_ids[r] = GD_NOISE;
-    return;
-  }
-
   // Core: at least minpoints neighbours, the node itself included.
   std::vector<uint8_t> core(n, 1);
   if (minpoints >= 2) {

@@ -30,16 +30,12 @@ struct SimpleUnionFind {
   }
 };
 
-bool all_noise_rule(size_t nrows, int64_t minpoints) {
-  return minpoints >= 2 && static_cast<int64_t>(nrows) <= minpoints;
-}
-
 }  // namespace
 
 bool ref_within(double px, double py, double qx, double qy, double eps) {
   double dx = qx - px;
   double dy = qy - py;
-  return std::sqrt(dx * dx + dy * dy) <= eps;
+  return std::fabs(dx) <= eps && std::fabs(dy) <= eps && std::sqrt(dx * dx + dy * dy) <= eps;
 }
 
 std::vector<int32_t> canonical_ids(const std::vector<int32_t>& ids) {
@@ -61,8 +57,6 @@ std::vector<int32_t> reference_graph_dbscan(const std::vector<uint8_t>& kinds,
                                             const std::vector<std::vector<bool>>& nb,
                                             int64_t minpoints) {
   const size_t n = kinds.size();
-  std::vector<int32_t> ids(n, -1);
-  if (all_noise_rule(n, minpoints)) return ids;
   auto geom = [&](size_t i) { return kinds[i] == GD_ROW_POINT || kinds[i] == GD_ROW_OTHER; };
 
   std::vector<bool> core(n, false);
@@ -113,15 +107,19 @@ std::vector<int32_t> postgis_order_dbscan(const std::vector<double>& x,
                                           const std::vector<uint8_t>& kinds, double eps,
                                           int64_t minpoints) {
   const size_t n = kinds.size();
-  std::vector<int32_t> ids(n, -1);
-  if (all_noise_rule(n, minpoints)) return ids;
   SimpleUnionFind uf(n);
   std::vector<char> in_cluster(n, 0), is_core(n, 0);
   for (size_t p = 0; p < n; ++p) {
     if (!is_point(kinds[p])) continue;
+    // PostGIS queries its STRtree with p's box grown by eps, then tests the
+    // distance of each hit.
+    const double xlo = x[p] - eps, xhi = x[p] + eps, ylo = y[p] - eps, yhi = y[p] + eps;
     std::vector<size_t> neighbours;
-    for (size_t q = 0; q < n; ++q)
-      if (is_point(kinds[q]) && ref_within(x[p], y[p], x[q], y[q], eps)) neighbours.push_back(q);
+    for (size_t q = 0; q < n; ++q) {
+      if (!is_point(kinds[q]) || x[q] < xlo || x[q] > xhi || y[q] < ylo || y[q] > yhi) continue;
+      double dx = x[q] - x[p], dy = y[q] - y[p];
+      if (std::sqrt(dx * dx + dy * dy) <= eps) neighbours.push_back(q);
+    }
     if (static_cast<int64_t>(neighbours.size()) < minpoints) continue;
     is_core[p] = 1;
     in_cluster[p] = 1;
@@ -149,11 +147,6 @@ std::string check_invariants(const std::vector<double>& x, const std::vector<dou
   std::ostringstream fail;
   if (ids.size() != n) return "wrong number of ids";
   if (ids != canonical_ids(ids)) return "ids are not numbered by first row";
-  if (all_noise_rule(n, minpoints)) {
-    for (size_t i = 0; i < n; ++i)
-      if (ids[i] != -1) return "nrows <= minpoints but a row has an id";
-    return "";
-  }
 
   // Neighbours of every point through a sweep over x.
   const double reach = std::max(eps, std::ldexp(1.0, -500)) * (1 + 1e-9);

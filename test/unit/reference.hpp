@@ -8,8 +8,9 @@
 
 namespace gd_test {
 
-// The PostGIS neighbour predicate, written out again on purpose (the tests are
-// built with -ffp-contract=off like the core).
+// The neighbour predicate of gd_core.h, written out again on purpose (the
+// tests are built with -ffp-contract=off like the core): |dx| <= eps,
+// |dy| <= eps and sqrt(dx*dx + dy*dy) <= eps.
 bool ref_within(double px, double py, double qx, double qy, double eps);
 
 // Ids per row (GD_NOISE = -1), numbered 0..k-1 by each cluster's first row.
@@ -19,8 +20,10 @@ std::vector<int32_t> reference_dbscan(const std::vector<double>& x, const std::v
                                       int64_t minpoints);
 
 // The same rules computed the way PostGIS's union_dbscan does: rows visited in
-// order, a core point unions with its neighbours that are not yet in a cluster
-// or are core, and claims the others.  Used to check reference_dbscan itself.
+// order, neighbours of p are the hits of p's box grown by eps that pass the
+// distance test, a core point unions with its neighbours that are core or
+// not yet in a cluster and claims the latter.  Used to check reference_dbscan
+// itself.
 std::vector<int32_t> postgis_order_dbscan(const std::vector<double>& x,
                                           const std::vector<double>& y,
                                           const std::vector<uint8_t>& kinds, double eps,

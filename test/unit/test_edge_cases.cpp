@@ -2,6 +2,7 @@
 // grid, or the PostGIS rules are easiest to get wrong.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -58,20 +59,24 @@ TEST(EdgeCases, EpsZeroAllIdentical) {
   Rows r;
   for (int i = 0; i < 500; ++i) r.add(1.5, -2.5);
   for (int64_t m : {0, 2, 499, 500}) expect_matches_reference(r, 0.0, m, kThreads);
-  EXPECT_EQ(cluster(r, 0.0, 499).ids, std::vector<int32_t>(500, 0));
-  EXPECT_EQ(cluster(r, 0.0, 500).ids, std::vector<int32_t>(500, -1));
+  EXPECT_EQ(cluster(r, 0.0, 500).ids, std::vector<int32_t>(500, 0));
+  EXPECT_EQ(cluster(r, 0.0, 501).ids, std::vector<int32_t>(500, -1));
 }
 
-TEST(EdgeCases, EpsZeroUnderflowMakesNeighbours) {
-  // dx = 1e-170: dx*dx underflows to 0, so sqrt(0) <= 0 and the points are
-  // neighbours under the core's predicate (gd_core.h) even with eps 0; the
-  // grid must find such pairs although they are farther apart than eps.
-  // (PostGIS's STRtree envelope filter, |dx| <= eps, would drop them.)
+TEST(EdgeCases, EpsZeroUnderflowIsNotANeighbour) {
+  // dx = 1e-170: dx*dx underflows to 0 and sqrt(0) <= 0, but |dx| > eps, so
+  // the points are not neighbours (PostGIS's box test comes first).
   Rows r;
   for (int i = 0; i < 50; ++i) r.add(1e-170 * i, 0);
   for (int i = 0; i < 50; ++i) r.add(5 + 1e-300 * i, 1e-200 * i);
+  r.add(1e-170 * 7, 0);  // a duplicate of row 7
   for (int64_t m : {0, 2, 40}) expect_matches_reference(r, 0.0, m, kThreads);
-  EXPECT_EQ(cluster(r, 0.0, 2).ids[49], 0);
+  std::vector<int32_t> ids = cluster(r, 0.0, 2).ids;
+  EXPECT_EQ(ids[7], 0);
+  EXPECT_EQ(ids[100], 0);
+  EXPECT_EQ(std::count(ids.begin(), ids.end(), -1), 99);
+  // Tiny but nonzero eps: the grid must still be complete.
+  for (double eps : {1e-170, 3e-170, 1e-300, 5e-324}) expect_matches_reference(r, eps, 2, kThreads);
 }
 
 TEST(EdgeCases, TinyEps) {
@@ -147,22 +152,25 @@ TEST(EdgeCases, MinpointsLarge) {
   for (int64_t m : {100, 400, 1999}) expect_matches_reference(r, 1.0, m, kThreads);
 }
 
-TEST(EdgeCases, RowsNotMoreThanMinpointsAreAllNoise) {
+TEST(EdgeCases, FewRows) {
+  // No rule about nrows versus minpoints: 5 identical points with minpoints 5
+  // are 5 core points; with minpoints 6 they are noise.
   Rows r;
   for (int i = 0; i < 5; ++i) r.add(0, 0);
-  EXPECT_EQ(cluster(r, 1.0, 5).ids, std::vector<int32_t>(5, -1));
+  EXPECT_EQ(cluster(r, 1.0, 5).ids, std::vector<int32_t>(5, 0));
   EXPECT_EQ(cluster(r, 1.0, 6).ids, std::vector<int32_t>(5, -1));
   EXPECT_EQ(cluster(r, 1.0, 4).ids, std::vector<int32_t>(5, 0));
-  // NULL and EMPTY rows count in nrows.
+  // NULL and EMPTY rows are nobody's neighbours.
   r.add(NAN, NAN, GD_ROW_NULL);
   r.add(NAN, NAN, GD_ROW_EMPTY);
   EXPECT_EQ(cluster(r, 1.0, 6).ids, std::vector<int32_t>(7, -1));
   EXPECT_EQ(cluster(r, 1.0, 5).ids, (std::vector<int32_t>{0, 0, 0, 0, 0, -1, -1}));
-  EXPECT_EQ(cluster(r, 1.0, 6).status, GD_OK);
-  // minpoints 0 and 1 never give up.
+  EXPECT_EQ(cluster(r, 1.0, 0).ids, (std::vector<int32_t>{0, 0, 0, 0, 0, -1, 1}));
+  for (int64_t m : {0, 1, 2, 5, 6, 7, 8}) expect_matches_reference(r, 1.0, m, kThreads);
   Rows one;
   one.add(0, 0);
   EXPECT_EQ(cluster(one, 1.0, 1).ids, (std::vector<int32_t>{0}));
+  EXPECT_EQ(cluster(one, 1.0, 2).ids, (std::vector<int32_t>{-1}));
 }
 
 TEST(EdgeCases, EmptyAndNullRows) {

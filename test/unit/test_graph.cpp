@@ -242,6 +242,10 @@ TEST(ClusterGraph, Invalid) {
   EXPECT_EQ(st, GD_ERR_INVALID);
   EXPECT_EQ(cluster_graph(kinds, {{0, 2}}, 0), (std::vector<int32_t>{0, 1, 0, -1}));
   EXPECT_EQ(cluster_graph(kinds, {{0, 2}}, 4), (std::vector<int32_t>{-1, -1, -1, -1}));
+  // No rule about nrows versus minpoints: three mutual neighbours, minpoints 3.
+  std::vector<uint8_t> three(3, GD_ROW_OTHER);
+  EXPECT_EQ(cluster_graph(three, {{0, 1}, {1, 2}, {0, 2}}, 3), (std::vector<int32_t>{0, 0, 0}));
+  EXPECT_EQ(cluster_graph(three, {{0, 1}, {1, 2}, {0, 2}}, 4), (std::vector<int32_t>{-1, -1, -1}));
   EXPECT_EQ(cluster_graph(kinds, {{0, 2}}, 2), (std::vector<int32_t>{0, -1, 0, -1}));
 }
 

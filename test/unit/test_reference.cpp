@@ -33,8 +33,9 @@ TEST(Reference, HandCheckedChain) {
   EXPECT_EQ(reference_dbscan(r.x, r.y, r.kinds, 1.0, 2), (std::vector<int32_t>{0, 0, 0, -1}));
   // minpoints 3: only row 1 is core, 0 and 2 are its borders.
   EXPECT_EQ(reference_dbscan(r.x, r.y, r.kinds, 1.0, 3), (std::vector<int32_t>{0, 0, 0, -1}));
-  // nrows (4) <= minpoints (4): everything is noise.
-  EXPECT_EQ(reference_dbscan(r.x, r.y, r.kinds, 100.0, 4), (std::vector<int32_t>{-1, -1, -1, -1}));
+  // Every point has 4 neighbours within 100: all core, even with nrows == minpoints.
+  EXPECT_EQ(reference_dbscan(r.x, r.y, r.kinds, 100.0, 4), (std::vector<int32_t>{0, 0, 0, 0}));
+  EXPECT_EQ(reference_dbscan(r.x, r.y, r.kinds, 100.0, 5), (std::vector<int32_t>{-1, -1, -1, -1}));
 }
 
 TEST(Reference, InvariantCheckerCatchesWrongIds) {
