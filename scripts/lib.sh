@@ -146,7 +146,8 @@ gd_pg_stop() {
 gd_psql() {
 	local db=$1
 	shift
-	"$GD_PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$db" "$@"
+	PGOPTIONS="-c client_min_messages=warning ${PGOPTIONS:-}" \
+		"$GD_PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$db" "$@"
 }
 
 # Creates database DB if it does not exist.

@@ -41,9 +41,10 @@ cities_fetch() {
 cities_load() {
 	local db=$1
 	cities_fetch
-	local have
-	have=$(gd_psql "$db" -tAc "SELECT CASE WHEN to_regclass('public.cities') IS NULL THEN -1
-	                                      ELSE (SELECT count(*) FROM public.cities) END")
+	local have=-1
+	if [[ $(gd_psql "$db" -tAc "SELECT to_regclass('public.cities') IS NOT NULL") == t ]]; then
+		have=$(gd_psql "$db" -tAc "SELECT count(*) FROM public.cities")
+	fi
 	if [[ $have -eq $GD_CITIES_ROWS ]]; then
 		return 0
 	fi
