@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <thread>
+#include <vector>
 #include <cub/device/device_reduce.cuh>
 
 #include "grid.cuh"
@@ -48,6 +50,34 @@ size_t reduce_temp_bytes(uint32_t items) {
                                      static_cast<Bounds*>(nullptr), items, MergeBounds{},
                                      kEmptyBounds, nullptr));
   return bytes;
+}
+
+// Host copies into and out of the staging buffers are the slow end of the
+// transfers (one core moves ~8 GB/s, the bus ~50): large ones are split over
+// a few threads.
+void staged_copy(void* dst, const void* src, size_t bytes) {
+  constexpr size_t kMinPart = size_t{2} << 20;
+  unsigned hw = std::thread::hardware_concurrency();
+  unsigned parts = static_cast<unsigned>(std::min<size_t>({4, hw ? hw : 1, bytes / kMinPart}));
+  if (parts <= 1) {
+    std::memcpy(dst, src, bytes);
+    return;
+  }
+  size_t part = (bytes / parts + 63) & ~size_t{63};
+  auto copy = [&](unsigned k) {
+    size_t off = std::min(bytes, k * part);
+    size_t len = std::min(bytes - off, part);
+    std::memcpy(static_cast<char*>(dst) + off, static_cast<const char*>(src) + off, len);
+  };
+  std::vector<std::thread> helpers;
+  unsigned k = 1;
+  try {
+    for (; k < parts; ++k) helpers.emplace_back(copy, k);
+  } catch (...) {
+    for (; k < parts; ++k) copy(k);  // no thread to be had: copy inline
+  }
+  copy(0);
+  for (auto& t : helpers) t.join();
 }
 
 // Waits for both streams before the staging buffers go away, also when the
@@ -118,8 +148,8 @@ void upload_points(RunContext& ctx, const double* x, const double* y, uint32_t n
     uint32_t cnt = static_cast<uint32_t>(std::min<uint64_t>(chunk, n - off));
     if (k >= 2) ctx.wait(streams[b]);  // staging buffer b is free again
     else ctx.check_cancel();
-    std::memcpy(stage[b], x + off, sizeof(double) * cnt);
-    std::memcpy(stage[b] + chunk, y + off, sizeof(double) * cnt);
+    staged_copy(stage[b], x + off, sizeof(double) * cnt);
+    staged_copy(stage[b] + chunk, y + off, sizeof(double) * cnt);
     CUDA_TRY(cudaMemcpyAsync(dx->data() + off, stage[b], sizeof(double) * cnt,
                              cudaMemcpyHostToDevice, streams[b]));
     CUDA_TRY(cudaMemcpyAsync(dy->data() + off, stage[b] + chunk, sizeof(double) * cnt,
@@ -140,10 +170,40 @@ void upload_points(RunContext& ctx, const double* x, const double* y, uint32_t n
   *bounds = out;
 }
 
+// The representatives come back through two pinned buffers: while chunk k is
+// copied out of its buffer on the host, chunk k+1 crosses the bus.
 void download_reps(RunContext& ctx, const uint32_t* d_rep, uint32_t n, uint32_t* rep) {
-  CUDA_TRY(cudaMemcpyAsync(rep, d_rep, sizeof(uint32_t) * n, cudaMemcpyDeviceToHost,
-                           ctx.stream()));
-  ctx.wait();
+  if (n <= (1u << 18)) {
+    CUDA_TRY(cudaMemcpyAsync(rep, d_rep, sizeof(uint32_t) * n, cudaMemcpyDeviceToHost,
+                             ctx.stream()));
+    ctx.wait();
+    return;
+  }
+  uint32_t chunk = std::min<uint32_t>(std::max<uint32_t>(n / 4, 1u << 18), 1u << 21);
+  uint32_t nchunks = static_cast<uint32_t>((static_cast<uint64_t>(n) + chunk - 1) / chunk);
+  cudaStream_t streams[2] = {ctx.stream(), ctx.side_stream()};
+  pinned_buffer stage0(sizeof(uint32_t) * chunk, cudaHostAllocDefault);
+  pinned_buffer stage1(sizeof(uint32_t) * chunk, cudaHostAllocDefault);
+  uint32_t* stage[2] = {static_cast<uint32_t*>(stage0.data()),
+                        static_cast<uint32_t*>(stage1.data())};
+  StreamsDrained drained{streams[0], streams[1]};
+  Event ready;
+  CUDA_TRY(cudaEventRecord(ready, streams[0]));  // d_rep is complete on the main stream
+  CUDA_TRY(cudaStreamWaitEvent(streams[1], ready, 0));
+  auto enqueue = [&](uint32_t k) {
+    uint64_t off = static_cast<uint64_t>(k) * chunk;
+    uint32_t cnt = static_cast<uint32_t>(std::min<uint64_t>(chunk, n - off));
+    CUDA_TRY(cudaMemcpyAsync(stage[k & 1], d_rep + off, sizeof(uint32_t) * cnt,
+                             cudaMemcpyDeviceToHost, streams[k & 1]));
+  };
+  enqueue(0);
+  for (uint32_t k = 0; k < nchunks; ++k) {
+    if (k + 1 < nchunks) enqueue(k + 1);
+    ctx.wait(streams[k & 1]);
+    uint64_t off = static_cast<uint64_t>(k) * chunk;
+    uint32_t cnt = static_cast<uint32_t>(std::min<uint64_t>(chunk, n - off));
+    staged_copy(rep + off, stage[k & 1], sizeof(uint32_t) * cnt);
+  }
 }
 
 }  // namespace cuda
