@@ -92,13 +92,17 @@ gd_run_logged() {
 # every folder on the way traversable (o+x) where it is not.
 gd_let_postgres_in() {
 	gd_is_root || return 0
-	local d=$GD_ROOT
+	local d=$GD_ROOT dirs=()
 	while [[ $d != / ]]; do
+		dirs=("$d" "${dirs[@]}")
+		d=$(dirname "$d")
+	done
+	# From the top down: a folder is only testable once its parent is open.
+	for d in "${dirs[@]}"; do
 		if ! runuser -u postgres -- test -x "$d" 2>/dev/null; then
 			gd_say "letting the postgres user traverse $d (chmod o+x)"
 			chmod o+x "$d"
 		fi
-		d=$(dirname "$d")
 	done
 }
 

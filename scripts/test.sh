@@ -8,9 +8,9 @@
 #   4. the pgTAP suite test/pgtap/*.sql with pg_prove, in a fresh database.
 #
 # Ends with one line "N passed, M failed" (the sum of each runner's own
-# counts: ctest tests, pg_regress tests, pgTAP assertions; a runner that
-# cannot run, or dies, counts as at least one failure) and exits nonzero when
-# anything failed.  Logs: log/.  With CI set, the server is stopped at the end.
+# counts: ctest tests, pg_regress tests, pgTAP assertions; skipped tests are
+# not counted as passed; a runner that cannot run, or dies, counts as at
+# least one failure) and exits nonzero when anything failed.  Logs: log/.  With CI set, the server is stopped at the end.
 #
 #   --no-apt     do not look for missing Debian packages (also: GD_NO_APT=1)
 #   GD_PROVE_JOBS=N   run N pgTAP files at once (default 1)
@@ -28,13 +28,15 @@ done
 
 total_pass=0
 total_fail=0
+total_skip=0
 summary=()
 
-# record NAME PASSED FAILED SECONDS
+# record NAME PASSED FAILED SKIPPED SECONDS (skipped tests count as neither)
 record() {
 	total_pass=$((total_pass + $2))
 	total_fail=$((total_fail + $3))
-	summary+=("$(printf '  %-28s %6s ok %4s not ok %8s s' "$1" "$2" "$3" "$4")")
+	total_skip=$((total_skip + $4))
+	summary+=("$(printf '  %-28s %6s passed %4s failed %4s skipped %7s s' "$1" "$2" "$3" "$4" "$5")")
 }
 
 finish() {
@@ -56,10 +58,10 @@ t_all=$(gd_now)
 echo "== setup (scripts/setup.sh ${setup_args[*]})"
 t0=$(gd_now)
 if ! bash "$GD_ROOT/scripts/setup.sh" "${setup_args[@]}"; then
-	record "setup" 0 1 "$(gd_seconds_since "$t0")"
+	record "setup" 0 1 0 "$(gd_seconds_since "$t0")"
 	finish
 fi
-record "setup" 0 0 "$(gd_seconds_since "$t0")"
+record "setup" 0 0 0 "$(gd_seconds_since "$t0")"
 
 # --- 2. unit tests -------------------------------------------------------------
 echo
@@ -67,6 +69,7 @@ echo "== unit tests (ctest, $GD_BUILD_DIR/)"
 t0=$(gd_now)
 unit_pass=0
 unit_fail=0
+unit_skip=0
 targets=$(cmake --build "$GD_ROOT/$GD_BUILD_DIR" --target help 2>/dev/null)
 if [[ $targets != *gd_unit_tests* ]]; then
 	echo "error: no gd_unit_tests target in $GD_BUILD_DIR (is libgtest-dev installed?)"
@@ -78,19 +81,22 @@ else
 	(cd "$GD_ROOT/$GD_BUILD_DIR" && ctest --output-on-failure -j"$(nproc)") >"$GD_LOGDIR/ctest.log" 2>&1
 	rc=$?
 	line=$(grep -E 'tests passed, [0-9]+ tests? failed out of [0-9]+' "$GD_LOGDIR/ctest.log" | tail -n 1)
+	# ctest counts skipped tests (GPU tests without a GPU) among the passed.
+	unit_skip=$(grep -cE '^[[:space:]]*[0-9]+ - .*\(Skipped\)$' "$GD_LOGDIR/ctest.log")
 	if [[ $line =~ ([0-9]+)\ tests?\ failed\ out\ of\ ([0-9]+) ]]; then
 		unit_fail=${BASH_REMATCH[1]}
-		unit_pass=$((BASH_REMATCH[2] - unit_fail))
+		unit_pass=$((BASH_REMATCH[2] - unit_fail - unit_skip))
 	fi
 	if [[ $rc -ne 0 ]]; then
 		# Failures show their output; passes are in the log.
 		grep -vE '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .* Passed' "$GD_LOGDIR/ctest.log" | tail -n 200
 		[[ $unit_fail -gt 0 ]] || unit_fail=1
 	else
-		tail -n 3 "$GD_LOGDIR/ctest.log"
+		grep -E 'tests passed|Total Test time' "$GD_LOGDIR/ctest.log"
+		[[ $unit_skip -eq 0 ]] || echo "$unit_skip skipped (see log/ctest.log)"
 	fi
 fi
-record "unit tests (ctest)" "$unit_pass" "$unit_fail" "$(gd_seconds_since "$t0")"
+record "unit tests (ctest)" "$unit_pass" "$unit_fail" "$unit_skip" "$(gd_seconds_since "$t0")"
 
 # --- 3. pg_regress -------------------------------------------------------------
 echo
@@ -119,7 +125,7 @@ else
 		[[ $reg_fail -gt 0 ]] || reg_fail=1
 	fi
 fi
-record "pg_regress (installcheck)" "$reg_pass" "$reg_fail" "$(gd_seconds_since "$t0")"
+record "pg_regress (installcheck)" "$reg_pass" "$reg_fail" 0 "$(gd_seconds_since "$t0")"
 
 # --- 4. pgTAP ------------------------------------------------------------------
 echo
@@ -127,15 +133,18 @@ echo "== pgTAP (pg_prove test/pgtap/*.sql, database $GD_TEST_DB)"
 t0=$(gd_now)
 tap_pass=0
 tap_fail=0
+tap_skip=0
 if ! gd_psql postgres -c "DROP DATABASE IF EXISTS \"$GD_TEST_DB\"" -c "CREATE DATABASE \"$GD_TEST_DB\"" ||
 	! gd_psql "$GD_TEST_DB" -c 'CREATE EXTENSION postgis' -c 'CREATE EXTENSION pgtap' \
 		-c 'CREATE EXTENSION gpu_dbscan'; then
 	tap_fail=1
 else
-	(cd "$GD_ROOT" && pg_prove --psql-bin "$GD_PGBIN/psql" -d "$GD_TEST_DB" --timer \
+	# Verbose, to count skips; the passing assertions go to the log only.
+	(cd "$GD_ROOT" && pg_prove --psql-bin "$GD_PGBIN/psql" -d "$GD_TEST_DB" --timer --verbose \
 		-j "${GD_PROVE_JOBS:-1}" --set cities_file="$GD_CITIES_TSV" test/pgtap/*.sql) \
-		2>&1 | tee "$GD_LOGDIR/pg_prove.log"
+		2>&1 | tee "$GD_LOGDIR/pg_prove.log" | grep --line-buffered -vE '^ok [0-9]+ - |^1\.\.[0-9]+$'
 	rc=${PIPESTATUS[0]}
+	tap_skip=$(grep -cE '^ok [0-9]+ # SKIP' "$GD_LOGDIR/pg_prove.log")
 	# Files=F, Tests=T gives the assertions run; the summary report lists
 	# each file's failures and any plan that was not met.
 	read -r tap_tests tap_failed tap_missing < <(awk '
@@ -147,13 +156,14 @@ else
 			sub(/.* but ran /, "", s); missing += planned - (s + 0) }
 		/No plan found in TAP output/ { missing += 1 }
 		END { printf "%d %d %d\n", tests, failed, missing }' "$GD_LOGDIR/pg_prove.log")
-	tap_pass=$((tap_tests - tap_failed))
+	tap_pass=$((tap_tests - tap_failed - tap_skip))
 	tap_fail=$((tap_failed + tap_missing))
 	if [[ $rc -ne 0 && $tap_fail -eq 0 ]]; then
 		tap_fail=1
 	fi
 fi
-record "pgTAP (pg_prove)" "$tap_pass" "$tap_fail" "$(gd_seconds_since "$t0")"
+record "pgTAP (pg_prove)" "$tap_pass" "$tap_fail" "$tap_skip" "$(gd_seconds_since "$t0")"
 
-summary+=("$(printf '  %-28s %28s s' "all" "$(gd_seconds_since "$t_all")")")
+summary+=("$(printf '  %-28s %6s passed %4s failed %4s skipped %7s s' "all" \
+	"$total_pass" "$total_fail" "$total_skip" "$(gd_seconds_since "$t_all")")")
 finish
