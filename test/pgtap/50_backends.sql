@@ -11,11 +11,11 @@ SELECT plan(30);
 -- gpu_dbscan.* settings exist from here on).
 SELECT is((SELECT l.backend FROM gpu_dbscan_last_run() l), NULL, 'gpu_dbscan_last_run() is NULL before any call');
 
-SELECT is(current_setting('gpu_dbscan.backend'), 'auto', 'backend defaults to auto');
-SELECT is(current_setting('gpu_dbscan.gpu_min_rows'), '100000', 'gpu_min_rows defaults to 100000');
-SELECT is(current_setting('gpu_dbscan.threads'), '0', 'threads defaults to 0 (every core)');
-SELECT is(current_setting('gpu_dbscan.device'), '0', 'device defaults to 0');
-SELECT is(current_setting('gpu_dbscan.device_memory_budget'), '0', 'device_memory_budget defaults to 0 (automatic)');
+-- Built-in defaults (boot values: a session may run with PGOPTIONS that set others).
+SELECT is((SELECT boot_val FROM pg_settings WHERE name = 'gpu_dbscan.' || n), v,
+		  format('gpu_dbscan.%s defaults to %s', n, v))
+FROM (VALUES ('backend', 'auto'), ('gpu_min_rows', '100000'), ('threads', '0'), ('device', '0'),
+			 ('device_memory_budget', '0')) d(n, v);
 
 -- Runs gd_test.labels with settings (name, value, name, value, ...) in
 -- force, then puts the previous values back.
