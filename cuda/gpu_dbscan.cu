@@ -130,13 +130,17 @@ void cluster_host(const PointsView& pts, const gd_params& params, const CancelTo
   device_buffer<double> dx, dy;
   Bounds bounds;
   sw.lap();
-  upload_points(ctx, pts.x, pts.y, pts.n, opts.chunk_points, &dx, &dy, &bounds);
+  TransferPlan plan;
+  plan.chunk_points = opts.chunk_points;
+  plan.direct = opts.transfer_mode == 1;
+  plan.copy_threads = opts.transfer_mode == 2 ? 1 : 0;
+  upload_points(ctx, pts.x, pts.y, pts.n, plan, &dx, &dy, &bounds);
   stats.t_transfer += sw.lap();
   device_buffer<uint32_t> d_rep = cluster_on_device(ctx, dx.data(), dy.data(), pts.n, bounds,
                                                     params, opts, stats, sw, &dx, &dy, nullptr,
                                                     info);
   sw.lap();
-  download_reps(ctx, d_rep.data(), pts.n, rep);
+  download_reps(ctx, d_rep.data(), pts.n, rep, plan);
   stats.t_transfer += sw.lap();
   stats.t_total = total.lap();
 }

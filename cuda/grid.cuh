@@ -157,13 +157,19 @@ struct Bounds {
 // transfer.cu: copies x, y to the device through pinned staging buffers,
 // chunk by chunk on two streams; each chunk's bounds are reduced while the
 // next chunk is copied.  Returns the device copies and the bounds.
+struct TransferPlan {
+  uint32_t chunk_points = 0;  // 0 = automatic
+  bool direct = false;        // plain pageable copies, no staging
+  unsigned copy_threads = 0;  // host threads for staging copies; 0 = up to 4
+};
 void upload_points(RunContext& ctx, const double* x, const double* y, uint32_t n,
-                   uint32_t chunk_points, device_buffer<double>* dx, device_buffer<double>* dy,
+                   const TransferPlan& plan, device_buffer<double>* dx, device_buffer<double>* dy,
                    Bounds* bounds);
 // Bounds of device-resident points.
 Bounds device_bounds(RunContext& ctx, const double* dx, const double* dy, uint32_t n);
 // Copies the per-point representatives back.
-void download_reps(RunContext& ctx, const uint32_t* d_rep, uint32_t n, uint32_t* rep);
+void download_reps(RunContext& ctx, const uint32_t* d_rep, uint32_t n, uint32_t* rep,
+                   const TransferPlan& plan);
 
 // grid.cu: cell keys, sort, cell ranges, boxes, dense flags, neighbourhood
 // rows and the work estimate.  x, y are consumed (released once gathered).

@@ -55,10 +55,11 @@ size_t reduce_temp_bytes(uint32_t items) {
 // Host copies into and out of the staging buffers are the slow end of the
 // transfers (one core moves ~8 GB/s, the bus ~50): large ones are split over
 // a few threads.
-void staged_copy(void* dst, const void* src, size_t bytes) {
+void staged_copy(void* dst, const void* src, size_t bytes, unsigned threads) {
   constexpr size_t kMinPart = size_t{2} << 20;
   unsigned hw = std::thread::hardware_concurrency();
-  unsigned parts = static_cast<unsigned>(std::min<size_t>({4, hw ? hw : 1, bytes / kMinPart}));
+  size_t most = threads != 0 ? threads : 4;
+  unsigned parts = static_cast<unsigned>(std::min<size_t>({most, hw ? hw : 1, bytes / kMinPart}));
   if (parts <= 1) {
     std::memcpy(dst, src, bytes);
     return;
@@ -105,11 +106,12 @@ Bounds device_bounds(RunContext& ctx, const double* dx, const double* dy, uint32
 }
 
 void upload_points(RunContext& ctx, const double* x, const double* y, uint32_t n,
-                   uint32_t chunk_points, device_buffer<double>* dx, device_buffer<double>* dy,
+                   const TransferPlan& plan, device_buffer<double>* dx, device_buffer<double>* dy,
                    Bounds* bounds) {
+  uint32_t chunk_points = plan.chunk_points;
   *dx = ctx.alloc<double>(n, "point x coordinates");
   *dy = ctx.alloc<double>(n, "point y coordinates");
-  if (n <= (1u << 16) && chunk_points == 0) {
+  if ((n <= (1u << 16) && chunk_points == 0) || plan.direct) {
     // Small inputs: pinning costs more than it saves.
     CUDA_TRY(cudaMemcpyAsync(dx->data(), x, sizeof(double) * n, cudaMemcpyHostToDevice,
                              ctx.stream()));
@@ -148,8 +150,8 @@ void upload_points(RunContext& ctx, const double* x, const double* y, uint32_t n
     uint32_t cnt = static_cast<uint32_t>(std::min<uint64_t>(chunk, n - off));
     if (k >= 2) ctx.wait(streams[b]);  // staging buffer b is free again
     else ctx.check_cancel();
-    staged_copy(stage[b], x + off, sizeof(double) * cnt);
-    staged_copy(stage[b] + chunk, y + off, sizeof(double) * cnt);
+    staged_copy(stage[b], x + off, sizeof(double) * cnt, plan.copy_threads);
+    staged_copy(stage[b] + chunk, y + off, sizeof(double) * cnt, plan.copy_threads);
     CUDA_TRY(cudaMemcpyAsync(dx->data() + off, stage[b], sizeof(double) * cnt,
                              cudaMemcpyHostToDevice, streams[b]));
     CUDA_TRY(cudaMemcpyAsync(dy->data() + off, stage[b] + chunk, sizeof(double) * cnt,
@@ -172,8 +174,9 @@ void upload_points(RunContext& ctx, const double* x, const double* y, uint32_t n
 
 // The representatives come back through two pinned buffers: while chunk k is
 // copied out of its buffer on the host, chunk k+1 crosses the bus.
-void download_reps(RunContext& ctx, const uint32_t* d_rep, uint32_t n, uint32_t* rep) {
-  if (n <= (1u << 18)) {
+void download_reps(RunContext& ctx, const uint32_t* d_rep, uint32_t n, uint32_t* rep,
+                   const TransferPlan& plan) {
+  if (n <= (1u << 18) || plan.direct) {
     CUDA_TRY(cudaMemcpyAsync(rep, d_rep, sizeof(uint32_t) * n, cudaMemcpyDeviceToHost,
                              ctx.stream()));
     ctx.wait();
@@ -202,7 +205,7 @@ void download_reps(RunContext& ctx, const uint32_t* d_rep, uint32_t n, uint32_t*
     ctx.wait(streams[k & 1]);
     uint64_t off = static_cast<uint64_t>(k) * chunk;
     uint32_t cnt = static_cast<uint32_t>(std::min<uint64_t>(chunk, n - off));
-    staged_copy(rep + off, stage[k & 1], sizeof(uint32_t) * cnt);
+    staged_copy(rep + off, stage[k & 1], sizeof(uint32_t) * cnt, plan.copy_threads);
   }
 }
 
