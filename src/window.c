@@ -27,6 +27,7 @@
 #include "core_bridge.h"
 #include "gserialized_points.h"
 #include "postgis_fn.h"
+#include "window_common.h"
 
 StaticAssertDecl((int) GEOM_POINT == (int) GD_ROW_POINT &&
 				 (int) GEOM_EMPTY == (int) GD_ROW_EMPTY &&
@@ -42,14 +43,6 @@ typedef struct CallCache
 {
 	PostgisFns	fns;
 } CallCache;
-
-/* The answer for one partition, in its partition-local memory. */
-typedef struct PartitionResult
-{
-	bool		done;
-	int64		nrows;
-	int32	   *ids;			/* huge allocation in the partition's context; -1 = NULL */
-} PartitionResult;
 
 /* A partition's rows, read once. */
 typedef struct PartitionRows
@@ -381,82 +374,24 @@ cluster_geometries(PostgisFns *fns, PartitionRows *rows, double eps, int64 minpo
 }
 
 /*
- * Reads eps and minpoints from the partition's first row and checks them the
- * way ST_ClusterDBSCAN does (same messages), plus NaN eps.
+ * Clusters the current partition into ids (see the file comment); runs in
+ * the partition's short-lived memory context.
  */
 static void
-read_parameters(WindowObject win, double *eps, int32 *minpoints)
-{
-	bool		isnull;
-	Datum		d;
-
-	d = WinGetFuncArgInPartition(win, 1, 0, WINDOW_SEEK_HEAD, false, &isnull, NULL);
-	*eps = isnull ? 0 : DatumGetFloat8(d);
-	if (isnull || *eps < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("Tolerance must be a positive number")));
-
-	d = WinGetFuncArgInPartition(win, 2, 0, WINDOW_SEEK_HEAD, false, &isnull, NULL);
-	*minpoints = isnull ? 0 : DatumGetInt32(d);
-	if (isnull || *minpoints < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("Minpoints must be a positive number")));
-
-	if (isnan(*eps))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("Tolerance must be a number, not NaN")));
-}
-
-/* The partition's row count, checked against what the window API can address. */
-static int64
-partition_rows(WindowObject win)
-{
-	int64		nrows = WinGetPartitionRowCount(win);
-
-	if (nrows > INT_MAX)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("gpu_dbscan: a window partition may hold at most %d rows", INT_MAX)));
-	return nrows;
-}
-
-/* Clusters the current partition into res (see the file comment). */
-static void
-cluster_partition(FunctionCallInfo fcinfo, WindowObject win, PartitionResult *res)
+cluster_partition(FunctionCallInfo fcinfo, WindowObject win, int64 nrows, int32 *ids)
 {
 	CallCache  *cache = get_call_cache(fcinfo);
-	MemoryContext work;
-	MemoryContext old;
 	PartitionRows rows;
 	double		eps;
 	int32		minpoints;
-	int64		nrows;
-	int32	   *ids;
 
-	read_parameters(win, &eps, &minpoints);
-	nrows = partition_rows(win);
-	ids = MemoryContextAllocHuge(GetMemoryChunkContext(res), Max(nrows, 1) * sizeof(int32));
-
-	work = AllocSetContextCreate(CurrentMemoryContext, "gpu_dbscan partition",
-								 ALLOCSET_DEFAULT_SIZES);
-	old = MemoryContextSwitchTo(work);
-
+	window_read_parameters(win, &eps, &minpoints);
 	read_partition(win, &cache->fns, nrows, &rows);
 	if (rows.nother == 0)
 		bridge_cluster_points(rows.x, rows.y, rows.kind, nrows, rows.npoints,
 							  eps, minpoints, ids);
 	else
 		cluster_geometries(&cache->fns, &rows, eps, minpoints, ids);
-
-	MemoryContextSwitchTo(old);
-	MemoryContextDelete(work);
-
-	res->ids = ids;
-	res->nrows = nrows;
-	res->done = true;
 }
 
 PG_FUNCTION_INFO_V1(gpu_dbscan_window);
@@ -469,21 +404,7 @@ PG_FUNCTION_INFO_V1(gpu_dbscan_window);
 Datum
 gpu_dbscan_window(PG_FUNCTION_ARGS)
 {
-	WindowObject win = PG_WINDOW_OBJECT();
-	PartitionResult *res;
-	int64		row;
-
-	res = (PartitionResult *) WinGetPartitionLocalMemory(win, sizeof(PartitionResult));
-	if (!res->done)
-		cluster_partition(fcinfo, win, res);
-
-	row = WinGetCurrentPosition(win);
-	if (row < 0 || row >= res->nrows)
-		elog(ERROR, "gpu_dbscan: row %lld outside its partition of %lld rows",
-			 (long long) row, (long long) res->nrows);
-	if (res->ids[row] < 0)
-		PG_RETURN_NULL();
-	PG_RETURN_INT32(res->ids[row]);
+	return window_cluster_id(fcinfo, cluster_partition);
 }
 
 PG_FUNCTION_INFO_V1(gpu_dbscan_read_floor);
@@ -506,7 +427,7 @@ gpu_dbscan_read_floor(PG_FUNCTION_ARGS)
 		MemoryContext work;
 		MemoryContext old;
 		PartitionRows rows;
-		int64		nrows = partition_rows(win);
+		int64		nrows = window_partition_rows(win);
 
 		work = AllocSetContextCreate(CurrentMemoryContext, "gpu_dbscan read floor",
 									 ALLOCSET_DEFAULT_SIZES);
