@@ -12,77 +12,14 @@
 #include <string>
 #include <vector>
 
+#include "api_guard.hpp"
 #include "backend.hpp"
 #include "graph.hpp"
 
 namespace {
 
 using gd::Error;
-
-void set_error(gd_error* err, gd_status status, const char* message) {
-  if (!err) return;
-  err->status = status;
-  std::snprintf(err->message, sizeof err->message, "%s", message);
-}
-
-// Runs body() and reports how it ended.
-template <class Body>
-gd_status guarded(gd_error* err, Body&& body) {
-  try {
-    body();
-    set_error(err, GD_OK, "");
-    return GD_OK;
-  } catch (const Error& e) {
-    set_error(err, e.status(), e.what());
-    return e.status();
-  } catch (const std::bad_alloc&) {
-    set_error(err, GD_ERR_NOMEM, "out of memory");
-    return GD_ERR_NOMEM;
-  } catch (const std::exception& e) {
-    set_error(err, GD_ERR_INTERNAL, e.what());
-    return GD_ERR_INTERNAL;
-  } catch (...) {
-    set_error(err, GD_ERR_INTERNAL, "unknown exception in the clustering core");
-    return GD_ERR_INTERNAL;
-  }
-}
-
-[[noreturn]] void invalid(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-void invalid(const char* fmt, ...) {
-  char buf[400];
-  va_list ap;
-  va_start(ap, fmt);
-  std::vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  throw Error(GD_ERR_INVALID, buf);
-}
-
-void check_eps(double eps) {
-  if (std::isnan(eps) || eps < 0) invalid("eps must be a non-negative number, got %g", eps);
-}
-
-void check_minpoints(int64_t minpoints) {
-  if (minpoints < 0)
-    invalid("minpoints must be a non-negative number, got %lld", static_cast<long long>(minpoints));
-}
-
-void check_params(const gd_params* params) {
-  if (!params) invalid("params is NULL");
-  check_eps(params->eps);
-  check_minpoints(params->minpoints);
-  // Read as an integer: a C caller can store any int in the enum.
-  int backend;
-  static_assert(sizeof backend == sizeof params->backend, "gd_backend is an int");
-  std::memcpy(&backend, &params->backend, sizeof backend);
-  if (backend != GD_BACKEND_CPU && backend != GD_BACKEND_GPU) invalid("unknown backend %d", backend);
-  if (params->threads < 0) invalid("threads must be >= 0, got %d", params->threads);
-}
-
-constexpr int64_t kMaxPoints = std::numeric_limits<int32_t>::max();
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
+using namespace gd::api;
 
 }  // namespace
 

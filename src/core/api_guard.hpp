@@ -1,0 +1,87 @@
+// api_guard.hpp — what every extern "C" entry point of the core uses (api.cpp,
+// nd_api.cpp): guarded() runs a body and turns any exception into a
+// gd_error, invalid() throws GD_ERR_INVALID with a formatted message, and
+// the checks of the common arguments.
+#pragma once
+
+#include <chrono>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <new>
+#include <string>
+
+#include "backend.hpp"
+
+namespace gd {
+namespace api {
+
+inline void set_error(gd_error* err, gd_status status, const char* message) {
+  if (!err) return;
+  err->status = status;
+  std::snprintf(err->message, sizeof err->message, "%s", message);
+}
+
+// Runs body() and reports how it ended.
+template <class Body>
+gd_status guarded(gd_error* err, Body&& body) {
+  try {
+    body();
+    set_error(err, GD_OK, "");
+    return GD_OK;
+  } catch (const Error& e) {
+    set_error(err, e.status(), e.what());
+    return e.status();
+  } catch (const std::bad_alloc&) {
+    set_error(err, GD_ERR_NOMEM, "out of memory");
+    return GD_ERR_NOMEM;
+  } catch (const std::exception& e) {
+    set_error(err, GD_ERR_INTERNAL, e.what());
+    return GD_ERR_INTERNAL;
+  } catch (...) {
+    set_error(err, GD_ERR_INTERNAL, "unknown exception in the clustering core");
+    return GD_ERR_INTERNAL;
+  }
+}
+
+[[noreturn]] inline void invalid(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+inline void invalid(const char* fmt, ...) {
+  char buf[400];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  throw Error(GD_ERR_INVALID, buf);
+}
+
+inline void check_eps(double eps) {
+  if (std::isnan(eps) || eps < 0) invalid("eps must be a non-negative number, got %g", eps);
+}
+
+inline void check_minpoints(int64_t minpoints) {
+  if (minpoints < 0)
+    invalid("minpoints must be a non-negative number, got %lld", static_cast<long long>(minpoints));
+}
+
+inline void check_params(const gd_params* params) {
+  if (!params) invalid("params is NULL");
+  check_eps(params->eps);
+  check_minpoints(params->minpoints);
+  // Read as an integer: a C caller can store any int in the enum.
+  int backend;
+  static_assert(sizeof backend == sizeof params->backend, "gd_backend is an int");
+  std::memcpy(&backend, &params->backend, sizeof backend);
+  if (backend != GD_BACKEND_CPU && backend != GD_BACKEND_GPU) invalid("unknown backend %d", backend);
+  if (params->threads < 0) invalid("threads must be >= 0, got %d", params->threads);
+}
+
+constexpr int64_t kMaxPoints = std::numeric_limits<int32_t>::max();
+
+inline double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace api
+}  // namespace gd
