@@ -24,9 +24,10 @@ struct Options {
   uint32_t max_batch_points = 0;
   // Points per upload chunk through the pinned staging buffers; 0 = automatic.
   uint32_t chunk_points = 0;
-  // Host <-> device copies: 0 = pinned staging, host copies split over up to
-  // 4 threads (default); 1 = plain copies from and to the caller's pageable
-  // memory; 2 = pinned staging, one host thread.  For measurements.
+  // Host <-> device copies: 0 = plain copies from and to the caller's
+  // pageable memory (default: fastest measured, see transfer.cu); 1 = pinned
+  // staging, host copies split over up to 4 threads; 2 = pinned staging, one
+  // host thread.
   int transfer_mode = 0;
 };
 

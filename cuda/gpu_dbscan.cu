@@ -132,7 +132,7 @@ void cluster_host(const PointsView& pts, const gd_params& params, const CancelTo
   sw.lap();
   TransferPlan plan;
   plan.chunk_points = opts.chunk_points;
-  plan.direct = opts.transfer_mode == 1;
+  plan.direct = opts.transfer_mode == 0;
   plan.copy_threads = opts.transfer_mode == 2 ? 1 : 0;
   upload_points(ctx, pts.x, pts.y, pts.n, plan, &dx, &dy, &bounds);
   stats.t_transfer += sw.lap();

@@ -22,7 +22,7 @@ int main() {
     p.backend = GD_BACKEND_GPU;
     gd::CancelToken none(p);
     gd::PointsView pts{x.data(), y.data(), n};
-    const char* names[] = {"staged, 4 copy threads", "pageable, no staging", "staged, 1 copy thread"};
+    const char* names[] = {"pageable, no staging", "staged, 4 copy threads", "staged, 1 copy thread"};
     for (int mode : {0, 1, 2, 0, 1, 2}) {
       gd::cuda::Options o;
       o.transfer_mode = mode;
