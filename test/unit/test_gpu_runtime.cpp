@@ -87,10 +87,15 @@ TEST(GpuBatches, ManyBatchesSameLabels) {
     EXPECT_EQ(first_difference(b.ids, want), -1) << "many batches, minpoints " << m;
     gd::cuda::Options tiny;
     tiny.work_per_batch = 1;  // one batch per warp of points
-    tiny.chunk_points = 4096;  // and many upload chunks
+    tiny.transfer_mode = 1;    // through the pinned staging buffers,
+    tiny.chunk_points = 4096;  // in many chunks
     GpuResult c = gpu_run(r, 1.5, m, tiny);
     EXPECT_GE(c.stats.batches, 9000);
     EXPECT_EQ(first_difference(c.ids, want), -1) << "a batch per warp, minpoints " << m;
+    gd::cuda::Options staged;
+    staged.transfer_mode = 2;  // staged, one copy thread, automatic chunks
+    GpuResult d = gpu_run(r, 1.5, m, staged);
+    EXPECT_EQ(first_difference(d.ids, want), -1) << "staged transfers, minpoints " << m;
   }
 }
 
