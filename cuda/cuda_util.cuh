@@ -28,9 +28,14 @@ namespace cuda {
       ::gd::cuda::throw_cuda_error(gd_cuda_err_, #call, __FILE__, __LINE__); \
   } while (0)
 
-// After every kernel launch: a bad configuration or a missing kernel image
-// shows up here, not at the next synchronisation.
-#define GD_CHECK_LAUNCH(name) CUDA_TRY(((void)(name), cudaGetLastError()))
+// After every kernel launch (name: a string literal): a bad configuration or
+// a missing kernel image shows up here, not at the next synchronisation.
+#define GD_CHECK_LAUNCH(name)                                                  \
+  do {                                                                         \
+    cudaError_t gd_cuda_err_ = cudaGetLastError();                             \
+    if (gd_cuda_err_ != cudaSuccess)                                           \
+      ::gd::cuda::throw_cuda_error(gd_cuda_err_, name " launch", __FILE__, __LINE__); \
+  } while (0)
 
 // Device memory a run may hold: every device_buffer is charged here before it
 // is allocated, so the budget is never exceeded, and peak() says how much the
