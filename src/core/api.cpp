@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "api_guard.hpp"
+#include "api_rows.hpp"
 #include "backend.hpp"
 #include "graph.hpp"
 
@@ -41,73 +42,48 @@ void gd_params_init(gd_params* params) {
 gd_status gd_cluster_points(const double* x, const double* y, const uint8_t* row_kind,
                             int64_t nrows, const gd_params* params, int32_t* cluster_ids,
                             gd_run_stats* stats, gd_error* err) {
+  return gd_cluster_points_typed(x, y, row_kind, nrows, params, cluster_ids, nullptr, stats, err);
+}
+
+gd_status gd_cluster_points_typed(const double* x, const double* y, const uint8_t* row_kind,
+                                  int64_t nrows, const gd_params* params, int32_t* cluster_ids,
+                                  uint8_t* point_types, gd_run_stats* stats, gd_error* err) {
   return guarded(err, [&] {
     auto t0 = std::chrono::steady_clock::now();
     gd_run_stats st;
     std::memset(&st, 0, sizeof st);
     check_params(params);
     st.backend = params->backend;
-    if (nrows < 0) invalid("nrows must be >= 0, got %lld", static_cast<long long>(nrows));
-    if (nrows > 0 && (!row_kind || !cluster_ids)) invalid("row_kind or cluster_ids is NULL");
-
-    // Validate the rows and count the points.
-    int64_t npoints = 0;
-    for (int64_t r = 0; r < nrows; ++r) {
-      switch (row_kind[r]) {
-        case GD_ROW_POINT:
-          if (!x || !y) invalid("x or y is NULL");
-          if (!std::isfinite(x[r]) || !std::isfinite(y[r]))
-            invalid("row %lld has a non-finite coordinate (%g, %g)", static_cast<long long>(r),
-                    x[r], y[r]);
-          ++npoints;
-          break;
-        case GD_ROW_EMPTY:
-        case GD_ROW_NULL:
-          break;
-        case GD_ROW_OTHER:
-          invalid("row %lld is not a point: use gd_cluster_graph", static_cast<long long>(r));
-        default:
-          invalid("row %lld has an unknown kind %d", static_cast<long long>(r),
-                  static_cast<int>(row_kind[r]));
-      }
-    }
-    if (npoints > kMaxPoints)
-      invalid("%lld points in one partition, at most %lld are supported",
-              static_cast<long long>(npoints), static_cast<long long>(kMaxPoints));
+    const int64_t npoints = check_point_rows(x, y, row_kind, nrows);
+    if (nrows > 0 && !cluster_ids) invalid("cluster_ids is NULL");
     st.points = npoints;
 
     const int64_t minpoints = params->minpoints;
+    std::vector<uint8_t> core;
     if (minpoints >= 2 && npoints < minpoints) {
       // No point can have minpoints neighbours: all noise, as in PostGIS.
       for (int64_t r = 0; r < nrows; ++r) cluster_ids[r] = GD_NOISE;
     } else {
-      // The points, compacted in row order (the caller's arrays when every row is one).
-      std::vector<double> cx, cy;
-      gd::PointsView pts{x, y, static_cast<uint32_t>(npoints)};
-      if (npoints != nrows) {
-        cx.reserve(npoints);
-        cy.reserve(npoints);
-        for (int64_t r = 0; r < nrows; ++r) {
-          if (row_kind[r] != GD_ROW_POINT) continue;
-          cx.push_back(x[r]);
-          cy.push_back(y[r]);
-        }
-        pts = gd::PointsView{cx.data(), cy.data(), static_cast<uint32_t>(npoints)};
-      }
-
+      CompactPoints pts(x, y, row_kind, nrows, npoints);
       std::vector<uint32_t> rep(npoints);
       gd::CancelToken cancel(*params);
-      if (params->backend == GD_BACKEND_GPU)
-        gd::gpu_cluster(pts, *params, cancel, rep.data(), st);
-      else
-        gd::cpu_cluster(pts, *params, cancel, rep.data(), st);
-      std::vector<double>().swap(cx);
-      std::vector<double>().swap(cy);
+      // The GPU back end gives no core flags: point types are the CPU's.
+      if (params->backend == GD_BACKEND_GPU && !point_types) {
+        gd::gpu_cluster(pts.view(), *params, cancel, rep.data(), st);
+      } else {
+        if (point_types) core.resize(npoints);
+        gd::cpu_cluster(pts.view(), *params, cancel, rep.data(), st,
+                        point_types ? core.data() : nullptr);
+      }
+      pts.release();
 
       auto tl = std::chrono::steady_clock::now();
       gd::assign_ids(row_kind, nrows, rep.data(), minpoints, cluster_ids);
       st.t_label += seconds_since(tl);
     }
+    if (point_types)
+      fill_point_types(row_kind, nrows, core.empty() ? nullptr : core.data(), cluster_ids,
+                       minpoints, point_types);
     st.t_total = seconds_since(t0);
     if (stats) *stats = st;
   });
@@ -147,16 +123,21 @@ void gd_pair_list_free(gd_pair_list* list) {
 gd_status gd_cluster_graph(const uint8_t* row_kind, int64_t nrows, const gd_pair* edges,
                            int64_t nedges, int64_t minpoints, int32_t* cluster_ids,
                            gd_error* err) {
+  return gd_cluster_graph_typed(row_kind, nrows, edges, nedges, minpoints, cluster_ids, nullptr,
+                                err);
+}
+
+gd_status gd_cluster_graph_typed(const uint8_t* row_kind, int64_t nrows, const gd_pair* edges,
+                                 int64_t nedges, int64_t minpoints, int32_t* cluster_ids,
+                                 uint8_t* point_types, gd_error* err) {
   return guarded(err, [&] {
     check_minpoints(minpoints);
-    if (nrows < 0) invalid("nrows must be >= 0, got %lld", static_cast<long long>(nrows));
-    if (nrows > kMaxPoints)
-      invalid("%lld rows in one partition, at most %lld are supported",
-              static_cast<long long>(nrows), static_cast<long long>(kMaxPoints));
-    if (nedges < 0) invalid("nedges must be >= 0, got %lld", static_cast<long long>(nedges));
-    if (nrows > 0 && (!row_kind || !cluster_ids)) invalid("row_kind or cluster_ids is NULL");
-    if (nedges > 0 && !edges) invalid("edges is NULL");
-    gd::cluster_graph(row_kind, nrows, edges, nedges, minpoints, cluster_ids);
+    check_graph(row_kind, nrows, edges, nedges, cluster_ids);
+    std::vector<uint8_t> core(point_types ? nrows : 0);
+    gd::cluster_graph(row_kind, nrows, edges, nedges, minpoints, cluster_ids,
+                      point_types ? core.data() : nullptr);
+    if (point_types)
+      fill_point_types(row_kind, nrows, core.data(), cluster_ids, minpoints, point_types);
   });
 }
 

@@ -73,9 +73,10 @@ inline bool within_eps(double px, double py, double qx, double qy, double eps) {
   return fabs(dx) <= eps && fabs(dy) <= eps && sqrt(dx * dx + dy * dy) <= eps;
 }
 
-// CPU back end (cpu_dbscan.cpp): fills rep[0..pts.n).
+// CPU back end (cpu_dbscan.cpp): fills rep[0..pts.n), and core[0..pts.n)
+// (1 for a core point, else 0) when core is given.
 void cpu_cluster(const PointsView& pts, const gd_params& params, const CancelToken& cancel,
-                 uint32_t* rep, gd_run_stats& stats);
+                 uint32_t* rep, gd_run_stats& stats, uint8_t* core = nullptr);
 
 // GPU back end (cuda/, or a stub that throws GD_ERR_NO_DEVICE when built
 // without CUDA): fills rep[0..pts.n) with the same clusters as cpu_cluster.

@@ -15,7 +15,7 @@
 namespace gd {
 
 void mark_core_points(const Grid& grid, double eps, int64_t minpoints, std::vector<uint8_t>& flags,
-                      ThreadTeam& team) {
+                      ThreadTeam& team, uint32_t* counts) {
   const double* xs = grid.xs.data();
   const double* ys = grid.ys.data();
   const int64_t need = std::max<int64_t>(minpoints, 1);
@@ -37,10 +37,12 @@ void mark_core_points(const Grid& grid, double eps, int64_t minpoints, std::vect
       const bool small = within_eps(x0, y0, x1, y1, eps);  // all pairs are neighbours
       if (small && static_cast<int64_t>(e - b) >= need) {
         std::fill(f + b, f + e, kCoreFlag | kDenseFlag);
+        if (counts) std::fill(counts + b, counts + e, static_cast<uint32_t>(need));
         continue;
       }
       if (need <= 1) {  // every point is its own neighbour
         std::fill(f + b, f + e, small ? kCoreFlag | kDenseFlag : kCoreFlag);
+        if (counts) std::fill(counts + b, counts + e, 1u);
         continue;
       }
       PointRange rows[WindowCursor::kRows];
@@ -64,10 +66,12 @@ void mark_core_points(const Grid& grid, double eps, int64_t minpoints, std::vect
           visited += r.end - r.begin;
         }
         all_core = false;
+        if (counts) counts[p] = static_cast<uint32_t>(found);
         poller.add(visited);
         continue;
       core:
         f[p] = kCoreFlag;
+        if (counts) counts[p] = static_cast<uint32_t>(need);
         poller.add(visited + need);
       }
       // A cell of core points that are pairwise neighbours is joined as a whole.

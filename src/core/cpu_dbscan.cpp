@@ -25,7 +25,7 @@ class Stopwatch {
 }  // namespace
 
 void cpu_cluster(const PointsView& pts, const gd_params& params, const CancelToken& cancel,
-                 uint32_t* rep, gd_run_stats& stats) {
+                 uint32_t* rep, gd_run_stats& stats, uint8_t* core) {
   stats.backend = GD_BACKEND_CPU;
   stats.points = pts.n;
   if (pts.n == 0) return;
@@ -38,6 +38,8 @@ void cpu_cluster(const PointsView& pts, const gd_params& params, const CancelTok
 
   std::vector<uint8_t> flags;
   mark_core_points(grid, params.eps, params.minpoints, flags, team);
+  if (core)
+    for (uint32_t p = 0; p < pts.n; ++p) core[grid.perm[p]] = flags[p] & kCoreFlag;
   stats.t_core += watch.lap();
 
   AtomicUnionFind uf(pts.n);

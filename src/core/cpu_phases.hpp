@@ -40,8 +40,10 @@ class WorkPoller {
 };
 
 // flags[i] for every sorted point: kCoreFlag, plus kDenseFlag for dense cells.
+// counts, when given, receives each sorted point's neighbour count capped at
+// max(minpoints, 1) (the minpoints sweep derives every smaller level from it).
 void mark_core_points(const Grid& grid, double eps, int64_t minpoints, std::vector<uint8_t>& flags,
-                      ThreadTeam& team);
+                      ThreadTeam& team, uint32_t* counts = nullptr);
 
 // Unions every pair of core points within eps (dense cells wholesale).
 void union_core_points(const Grid& grid, double eps, const std::vector<uint8_t>& flags,

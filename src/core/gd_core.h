@@ -155,11 +155,94 @@ gd_status	gd_cluster_graph(const uint8_t *row_kind, int64_t nrows,
 							 int64_t minpoints, int32_t *cluster_ids,
 							 gd_error *err);
 
+/*
+ * Points of 2 to 8 dimensions (POINT Z rows, float8[] rows, geography as
+ * unit-sphere xyz).  coords is row-major: row r's point is
+ * coords[r * dims .. r * dims + dims), read only for GD_ROW_POINT rows and
+ * finite there.  q is a neighbour of p when |q_k - p_k| <= eps on every axis
+ * and sqrt(d_0*d_0 + d_1*d_1 + ...) <= eps, the squares summed in axis order
+ * in IEEE double (no fused multiply-add); with dims == 2 that is the
+ * predicate above.  Same rules and ids as gd_cluster_points.
+ *
+ * Back ends: dims == 2 runs where params->backend says (it is
+ * gd_cluster_points); dims >= 3 always runs on the CPU, whatever
+ * params->backend says, and stats->backend reports GD_BACKEND_CPU.
+ */
+gd_status	gd_cluster_points_nd(const double *coords, int dims,
+								 const uint8_t *row_kind, int64_t nrows,
+								 const gd_params *params, int32_t *cluster_ids,
+								 gd_run_stats *stats, gd_error *err);
+
+/*
+ * Every pair of GD_ROW_POINT rows i < j that are neighbours at eps under the
+ * n-D predicate of gd_cluster_points_nd (coords and dims as there), on the
+ * CPU; params may be NULL (all cores).  The geography path asks for the
+ * pairs within a widened chord and decides each one exactly itself.
+ */
+gd_status	gd_neighbour_pairs_nd(const double *coords, int dims,
+								  const uint8_t *row_kind, int64_t nrows,
+								  double eps, const gd_params *params,
+								  gd_pair_list *out, gd_error *err);
+
 /* GPU availability: 1 when a CUDA device can be used, else 0 and a reason. */
 int			gd_gpu_available(int device, gd_error *why);
 
 /* 1 when the library was built with the CUDA backend. */
 int			gd_built_with_cuda(void);
+
+/*
+ * ---- Point types and minpoints sweeps (the aggregates, gpu_dbscan_point_type,
+ * gpu_dbscan_sweep, gpu_dbscan_params) ----
+ *
+ * The GPU back end computes neither core flags nor sweeps yet: with
+ * GD_BACKEND_GPU these entry points run on the CPU and stats->backend says
+ * so.  Their ids are always those of gd_cluster_points / gd_cluster_graph.
+ */
+
+/* What DBSCAN made of a row. */
+typedef enum gd_point_type
+{
+	GD_POINT_NOISE = 0,			/* noise, NULL, or EMPTY with minpoints >= 2 */
+	GD_POINT_BORDER = 1,		/* not core, in the cluster of a core neighbour */
+	GD_POINT_CORE = 2			/* at least minpoints neighbours (an EMPTY row
+								 * that is a cluster of its own, minpoints <= 1) */
+} gd_point_type;
+
+/*
+ * gd_cluster_points, and when point_types is not NULL one gd_point_type per
+ * row in it.  gd_cluster_points is this with point_types NULL.
+ */
+gd_status	gd_cluster_points_typed(const double *x, const double *y,
+									const uint8_t *row_kind, int64_t nrows,
+									const gd_params *params,
+									int32_t *cluster_ids, uint8_t *point_types,
+									gd_run_stats *stats, gd_error *err);
+
+/* gd_cluster_graph with the same optional point_types. */
+gd_status	gd_cluster_graph_typed(const uint8_t *row_kind, int64_t nrows,
+								   const gd_pair *edges, int64_t nedges,
+								   int64_t minpoints, int32_t *cluster_ids,
+								   uint8_t *point_types, gd_error *err);
+
+/*
+ * One clustering per value of minpoints[0..nminpoints) at params->eps, from
+ * one neighbour search (params->minpoints is not used): row r's id for
+ * minpoints[k] goes to cluster_ids[k * nrows + r], exactly the id
+ * gd_cluster_points gives with that minpoints.  Values may repeat and come
+ * in any order; at most 65535 distinct values.
+ */
+gd_status	gd_cluster_points_sweep(const double *x, const double *y,
+									const uint8_t *row_kind, int64_t nrows,
+									const gd_params *params,
+									const int64_t *minpoints, int64_t nminpoints,
+									int32_t *cluster_ids,
+									gd_run_stats *stats, gd_error *err);
+
+/* The same over an explicit neighbour graph (ids as gd_cluster_graph's). */
+gd_status	gd_cluster_graph_sweep(const uint8_t *row_kind, int64_t nrows,
+								   const gd_pair *edges, int64_t nedges,
+								   const int64_t *minpoints, int64_t nminpoints,
+								   int32_t *cluster_ids, gd_error *err);
 
 #ifdef __cplusplus
 }

@@ -11,7 +11,7 @@
 namespace gd {
 
 void cluster_graph(const uint8_t* row_kind, int64_t nrows, const gd_pair* edges, int64_t nedges,
-                   int64_t minpoints, int32_t* cluster_ids) {
+                   int64_t minpoints, int32_t* cluster_ids, uint8_t* core_out) {
   // Compact index of each geometry row, in row order.
   constexpr uint32_t kNone = UINT32_MAX;
   std::vector<uint32_t> node(static_cast<size_t>(nrows), kNone);
@@ -66,6 +66,7 @@ void cluster_graph(const uint8_t* row_kind, int64_t nrows, const gd_pair* edges,
   for (uint32_t v = 0; v < n; ++v)
     rep[v] = core[v] ? uf.find(v) : border_of[v] != kNone ? uf.find(border_of[v]) : kNoise;
   assign_ids(row_kind, nrows, rep.data(), minpoints, cluster_ids);
+  if (core_out) std::copy(core.begin(), core.end(), core_out);
 }
 
 }  // namespace gd

@@ -14,8 +14,10 @@ namespace gd {
 void candidate_pairs(const gd_box* boxes, const uint8_t* row_kind, int64_t nrows, double eps,
                      const gd_params& params, const CancelToken& cancel, gd_pair_list* out);
 
-// DBSCAN over the graph whose edges are the neighbour pairs.
+// DBSCAN over the graph whose edges are the neighbour pairs; core_out, when
+// given, receives 1 for each core point, else 0, one per GD_ROW_POINT or
+// GD_ROW_OTHER row in row order.
 void cluster_graph(const uint8_t* row_kind, int64_t nrows, const gd_pair* edges, int64_t nedges,
-                   int64_t minpoints, int32_t* cluster_ids);
+                   int64_t minpoints, int32_t* cluster_ids, uint8_t* core_out = nullptr);
 
 }  // namespace gd

@@ -1,0 +1,115 @@
+// api_rows.hpp — the rows of a 2D partition as the entry points check and
+// pass them on (api.cpp, api_sweep.cpp): row kinds and coordinates checked,
+// points compacted in row order, point types from core flags and ids.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "api_guard.hpp"
+
+namespace gd {
+namespace api {
+
+// Checks the rows of a partition of points; returns the number of points.
+inline int64_t check_point_rows(const double* x, const double* y, const uint8_t* row_kind,
+                                int64_t nrows) {
+  if (nrows < 0) invalid("nrows must be >= 0, got %lld", static_cast<long long>(nrows));
+  if (nrows > 0 && !row_kind) invalid("row_kind is NULL");
+  int64_t npoints = 0;
+  for (int64_t r = 0; r < nrows; ++r) {
+    switch (row_kind[r]) {
+      case GD_ROW_POINT:
+        if (!x || !y) invalid("x or y is NULL");
+        if (!std::isfinite(x[r]) || !std::isfinite(y[r]))
+          invalid("row %lld has a non-finite coordinate (%g, %g)", static_cast<long long>(r),
+                  x[r], y[r]);
+        ++npoints;
+        break;
+      case GD_ROW_EMPTY:
+      case GD_ROW_NULL:
+        break;
+      case GD_ROW_OTHER:
+        invalid("row %lld is not a point: use gd_cluster_graph", static_cast<long long>(r));
+      default:
+        invalid("row %lld has an unknown kind %d", static_cast<long long>(r),
+                static_cast<int>(row_kind[r]));
+    }
+  }
+  if (npoints > kMaxPoints)
+    invalid("%lld points in one partition, at most %lld are supported",
+            static_cast<long long>(npoints), static_cast<long long>(kMaxPoints));
+  return npoints;
+}
+
+// The points of a partition compacted in row order (the caller's arrays
+// when every row is one).
+class CompactPoints {
+ public:
+  CompactPoints(const double* x, const double* y, const uint8_t* row_kind, int64_t nrows,
+                int64_t npoints)
+      : view_{x, y, static_cast<uint32_t>(npoints)} {
+    if (npoints == nrows) return;
+    x_.reserve(npoints);
+    y_.reserve(npoints);
+    for (int64_t r = 0; r < nrows; ++r) {
+      if (row_kind[r] != GD_ROW_POINT) continue;
+      x_.push_back(x[r]);
+      y_.push_back(y[r]);
+    }
+    view_ = PointsView{x_.data(), y_.data(), static_cast<uint32_t>(npoints)};
+  }
+
+  const PointsView& view() const { return view_; }
+
+  // Frees the copies once the back end is done with them.
+  void release() {
+    std::vector<double>().swap(x_);
+    std::vector<double>().swap(y_);
+    view_ = PointsView{nullptr, nullptr, 0};
+  }
+
+ private:
+  std::vector<double> x_, y_;
+  PointsView view_;
+};
+
+// The checks of a neighbour graph's arguments (gd_cluster_graph and kin).
+inline void check_graph(const uint8_t* row_kind, int64_t nrows, const gd_pair* edges,
+                        int64_t nedges, const int32_t* cluster_ids) {
+  if (nrows < 0) invalid("nrows must be >= 0, got %lld", static_cast<long long>(nrows));
+  if (nrows > kMaxPoints)
+    invalid("%lld rows in one partition, at most %lld are supported",
+            static_cast<long long>(nrows), static_cast<long long>(kMaxPoints));
+  if (nedges < 0) invalid("nedges must be >= 0, got %lld", static_cast<long long>(nedges));
+  if (nrows > 0 && (!row_kind || !cluster_ids)) invalid("row_kind or cluster_ids is NULL");
+  if (nedges > 0 && !edges) invalid("edges is NULL");
+}
+
+// Point types from the core flags of the POINT and OTHER rows (in row order,
+// NULL when no point can be core) and the ids; an EMPTY row is core when it
+// is a cluster of its own.
+inline void fill_point_types(const uint8_t* row_kind, int64_t nrows, const uint8_t* core,
+                             const int32_t* ids, int64_t minpoints, uint8_t* types) {
+  int64_t node = 0;
+  for (int64_t r = 0; r < nrows; ++r) {
+    switch (row_kind[r]) {
+      case GD_ROW_POINT:
+      case GD_ROW_OTHER: {
+        const bool is_core = core && core[node];
+        ++node;
+        types[r] = is_core ? GD_POINT_CORE : ids[r] != GD_NOISE ? GD_POINT_BORDER : GD_POINT_NOISE;
+        break;
+      }
+      case GD_ROW_EMPTY:
+        types[r] = minpoints <= 1 ? GD_POINT_CORE : GD_POINT_NOISE;
+        break;
+      default:
+        types[r] = GD_POINT_NOISE;
+    }
+  }
+}
+
+}  // namespace api
+}  // namespace gd

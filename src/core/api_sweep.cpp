@@ -1,0 +1,106 @@
+// api_sweep.cpp — the extern "C" minpoints sweeps of gd_core.h: one
+// neighbour search (points) or one neighbour graph (other geometries) serves
+// every minpoints value.
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <vector>
+
+#include "api_guard.hpp"
+#include "api_rows.hpp"
+#include "backend.hpp"
+#include "graph.hpp"
+#include "sweep.hpp"
+
+namespace {
+
+using namespace gd::api;
+
+// The checks of a sweep's minpoints values and output size.
+void check_sweep(const int64_t* minpoints, int64_t nminpoints, int64_t nrows) {
+  if (nminpoints < 1) invalid("a sweep needs at least one minpoints value");
+  if (!minpoints) invalid("minpoints is NULL");
+  for (int64_t k = 0; k < nminpoints; ++k) check_minpoints(minpoints[k]);
+  if (nrows > 0 && nminpoints > std::numeric_limits<int64_t>::max() / nrows)
+    invalid("%lld minpoints values x %lld rows are too many ids",
+            static_cast<long long>(nminpoints), static_cast<long long>(nrows));
+}
+
+// The distinct core thresholds of a sweep (minpoints 0 and 1 are both 1:
+// every point is core), ascending, and each request's index among them.
+struct Levels {
+  std::vector<int64_t> values;
+  std::vector<size_t> of_request;
+  std::vector<int64_t> first_request;  // per level: the first request that asked for it
+
+  Levels(const int64_t* minpoints, int64_t n) {
+    for (int64_t k = 0; k < n; ++k) values.push_back(std::max<int64_t>(minpoints[k], 1));
+    std::sort(values.begin(), values.end());
+    values.erase(std::unique(values.begin(), values.end()), values.end());
+    if (values.size() > UINT16_MAX)
+      invalid("%zu distinct minpoints values in one sweep, at most %d are supported",
+              values.size(), UINT16_MAX);
+    first_request.assign(values.size(), -1);
+    for (int64_t k = 0; k < n; ++k) {
+      const int64_t v = std::max<int64_t>(minpoints[k], 1);
+      const size_t level = std::lower_bound(values.begin(), values.end(), v) - values.begin();
+      of_request.push_back(level);
+      if (first_request[level] < 0) first_request[level] = k;
+    }
+  }
+};
+
+}  // namespace
+
+extern "C" {
+
+gd_status gd_cluster_points_sweep(const double* x, const double* y, const uint8_t* row_kind,
+                                  int64_t nrows, const gd_params* params,
+                                  const int64_t* minpoints, int64_t nminpoints,
+                                  int32_t* cluster_ids, gd_run_stats* stats, gd_error* err) {
+  return guarded(err, [&] {
+    auto t0 = std::chrono::steady_clock::now();
+    gd_run_stats st;
+    std::memset(&st, 0, sizeof st);
+    check_params(params);
+    check_sweep(minpoints, nminpoints, nrows);
+    const int64_t npoints = check_point_rows(x, y, row_kind, nrows);
+    if (nrows > 0 && !cluster_ids) invalid("cluster_ids is NULL");
+    const Levels levels(minpoints, nminpoints);
+
+    // Level k's scratch is the output of its first request, which emit()
+    // writes only after its last read (row ids fill nrows >= npoints slots).
+    std::vector<uint32_t*> best(levels.values.size());
+    for (size_t k = 0; k < best.size(); ++k)
+      best[k] = reinterpret_cast<uint32_t*>(cluster_ids + levels.first_request[k] * nrows);
+    auto emit = [&](size_t level, const uint32_t* rep) {
+      const int64_t first = levels.first_request[level];
+      int32_t* ids = cluster_ids + first * nrows;
+      gd::assign_ids(row_kind, nrows, rep, minpoints[first], ids);
+      for (int64_t k = first + 1; k < nminpoints; ++k)
+        if (levels.of_request[k] == level)
+          std::memcpy(cluster_ids + k * nrows, ids, sizeof(int32_t) * nrows);
+    };
+
+    CompactPoints pts(x, y, row_kind, nrows, npoints);
+    gd::CancelToken cancel(*params);
+    // The GPU back end has no sweep: the CPU serves it whatever params->backend says.
+    gd::cpu_sweep(pts.view(), params->eps, levels.values, *params, cancel, best.data(), emit, st);
+    st.t_total = seconds_since(t0);
+    if (stats) *stats = st;
+  });
+}
+
+gd_status gd_cluster_graph_sweep(const uint8_t* row_kind, int64_t nrows, const gd_pair* edges,
+                                 int64_t nedges, const int64_t* minpoints, int64_t nminpoints,
+                                 int32_t* cluster_ids, gd_error* err) {
+  return guarded(err, [&] {
+    check_sweep(minpoints, nminpoints, nrows);
+    check_graph(row_kind, nrows, edges, nedges, cluster_ids);
+    // The graph is the costly part and is already built: one pass per value.
+    for (int64_t k = 0; k < nminpoints; ++k)
+      gd::cluster_graph(row_kind, nrows, edges, nedges, minpoints[k], cluster_ids + k * nrows);
+  });
+}
+
+}  // extern "C"
