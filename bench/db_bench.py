@@ -127,6 +127,11 @@ CONTENDERS = [
 ]
 
 
+# The columns of gpu_dbscan_last_run() the report shows.
+LAST_RUN_FIELDS = ["backend", "cells", "batches", "transfer_ms", "sort_ms", "core_ms", "union_ms",
+                   "label_ms", "total_ms"]
+
+
 def log(msg):
     print(msg, file=sys.stderr, flush=True)
 
@@ -337,7 +342,8 @@ def measure(contender, table, eps, mp, runs):
                 last_run = None
                 if contender["key"] in ("cpu", "gpu"):
                     try:
-                        last_run = s.value("SELECT gpu_dbscan_last_run()::text")
+                        lr, _ = s.run("SELECT %s FROM gpu_dbscan_last_run()" % ", ".join(LAST_RUN_FIELDS))
+                        last_run = dict(zip(LAST_RUN_FIELDS, lr[0])) if lr else None
                     except SqlError:
                         pass
         except SqlError as e:
@@ -386,7 +392,7 @@ def check_against_postgis(table, eps, mp, backends):
                 % (eps, mp, table, ref))
             noise_diff, kg, kp, pairs = (int(v) for v in rows[0])
             if noise_diff == 0 and kg == kp == pairs:
-                out[b] = "EQUAL (%d clusters)" % kg
+                out[b] = "EQUAL (%d cluster%s)" % (kg, "" if kg == 1 else "s")
             else:
                 out[b] = "DIFFERENT (%d noise rows differ; %d vs %d clusters, %d id pairs)" % (
                     noise_diff, kg, kp, pairs)
@@ -472,10 +478,27 @@ def report(rows, machine, backends, gpu_reason, mp, runs, out):
 
     lasts = [(r, k) for r in rows for k in backends if r["m"].get(k) and r["m"][k]["last_run"]]
     if lasts:
-        w("\ngpu_dbscan_last_run() after the best run:\n\n")
+        w("\nWhere gpu_dbscan's time goes: gpu_dbscan_last_run() of the best run (ms), and the rest of "
+          "the query beyond the read floor and the core (query - read floor - core total):\n\n")
+        w("| data set | rows | eps | backend | grid cells | batches | transfer | sort | core | union "
+          "| label | core total | query | read floor | rest |\n")
+        w("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
         for r, k in lasts:
-            w("- %s %s eps %s %s: `%s`\n" % (r["dataset"], size_label(r["n"]), r["eps"], k,
-                                             r["m"][k]["last_run"]))
+            lr = r["m"][k]["last_run"]
+            floor = r["m"].get("floor")
+            q_ms = r["m"][k]["s"] * 1000.0
+            f_ms = floor["s"] * 1000.0 if floor and not floor["error"] else None
+
+            def ms(v):
+                try:
+                    return "%.0f" % float(v)
+                except (TypeError, ValueError):
+                    return "—"
+            rest = "%.0f" % (q_ms - f_ms - float(lr["total_ms"])) if f_ms is not None else "—"
+            w("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.0f | %s | %s |\n" % (
+                r["dataset"], size_label(r["n"]), r["eps"], lr["backend"], lr["cells"], lr["batches"],
+                ms(lr["transfer_ms"]), ms(lr["sort_ms"]), ms(lr["core_ms"]), ms(lr["union_ms"]),
+                ms(lr["label_ms"]), ms(lr["total_ms"]), q_ms, ms(f_ms), rest))
 
     errors = [(r, k, v["error"]) for r in rows for k, v in r["m"].items() if v and v["error"]]
     if errors:

@@ -405,9 +405,9 @@ int main(int argc, char** argv) {
   std::printf("## gd_bench — core alone (no PostgreSQL)\n\n");
   std::printf("- date: %s\n", utc_now().c_str());
   std::printf("- host: %s, Linux %s\n", un.nodename, un.release);
-  std::printf("- CPU: %s, %u hardware threads; memory %s\n",
+  std::printf("- CPU: %s, %u hardware threads; memory %.0f GiB\n",
               proc_field("/proc/cpuinfo", "model name").c_str(), std::thread::hardware_concurrency(),
-              proc_field("/proc/meminfo", "MemTotal").c_str());
+              std::atof(proc_field("/proc/meminfo", "MemTotal").c_str()) / 1048576.0);
   std::printf("- GPU: %s\n", gpu_name.empty() ? "none found (nvidia-smi)" : gpu_name.c_str());
   std::printf("- core built with CUDA: %s; GPU back end: %s\n", gd_built_with_cuda() ? "yes" : "no",
               gpu_ok ? "usable" : (o.gpu ? (std::string("not usable: ") + why.message).c_str() : "not asked for"));
