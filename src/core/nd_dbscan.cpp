@@ -1,0 +1,276 @@
+// nd_dbscan.cpp — the CPU DBSCAN over n-D points (see nd_points.hpp): grid,
+// core flags, union of core points, borders, on every core with ThreadTeam.
+//
+// A cell is small when the corners of its points' box pass the predicate:
+// then every pair of its points is a pair of neighbours (the predicate is
+// monotone), its points count each other without a test, and its core points
+// are joined without a test.  A small cell of core points only is dense; two
+// dense cells are joined by their first pair within eps, after box tests
+// that decide "no pair" or "every pair" at once (many duplicates).
+#include <algorithm>
+#include <chrono>
+
+#include "cpu_phases.hpp"
+#include "nd_points.hpp"
+#include "union_find.hpp"
+
+namespace gd {
+
+namespace {
+
+constexpr uint8_t kCore = 1;
+constexpr uint8_t kDense = 2;
+constexpr uint32_t kNone = UINT32_MAX;
+
+template <int D>
+class NdStages {
+ public:
+  NdStages(const NdGrid& grid, double eps, ThreadTeam& team)
+      : g_(grid), eps_(eps), team_(team), ncells_(grid.ncells()) {
+    grain_ = std::max<size_t>(1, std::min<size_t>(256, ncells_ / (team.size() * 32u)));
+  }
+
+  const std::vector<uint8_t>& flags() const { return flags_; }
+
+  // flags_[i] for every sorted point: kCore, plus kDense in dense cells.
+  void mark_core(int64_t minpoints) {
+    const int64_t need = std::max<int64_t>(minpoints, 1);
+    small_.assign(ncells_, 0);
+    flags_.assign(g_.perm.size(), 0);
+    team_.for_dynamic(ncells_, grain_, [&](size_t c0, size_t c1) {
+      NdWindow window(g_);
+      WorkPoller poller(team_.cancel());
+      PointRange rows[NdWindow::kMaxRanges];
+      for (size_t c = c0; c < c1; ++c) {
+        const uint32_t b = g_.start[c], e = g_.start[c + 1];
+        const bool small = is_small(b, e);
+        small_[c] = small;
+        if ((small && static_cast<int64_t>(e - b) >= need) || need <= 1) {
+          std::fill(&flags_[b], &flags_[b] + (e - b), small ? kCore | kDense : kCore);
+          continue;
+        }
+        const int nrows = window.points_at(static_cast<uint32_t>(c), rows);
+        const int64_t own = small ? e - b : 0;  // counted without a test
+        bool all_core = true;
+        for (uint32_t p = b; p < e; ++p) {
+          const double* pp = g_.point(p);
+          int64_t found = own;
+          size_t visited = 0;
+          for (int r = 0; r < nrows && found < need; ++r) {
+            for (uint32_t q = rows[r].begin; q < rows[r].end; ++q) {
+              if (small && q == b) {
+                q = e - 1;
+                continue;
+              }
+              if (within_eps_d<D>(pp, g_.point(q), eps_) && ++found >= need) break;
+            }
+            visited += rows[r].end - rows[r].begin;
+          }
+          poller.add(visited);
+          if (found >= need)
+            flags_[p] = kCore;
+          else
+            all_core = false;
+        }
+        if (small && all_core) std::fill(&flags_[b], &flags_[b] + (e - b), kCore | kDense);
+      }
+    });
+  }
+
+  // Joins every pair of core points within eps; each pair of cells is met
+  // once, from the smaller cell.
+  void unite(AtomicUnionFind& uf) {
+    team_.for_dynamic(ncells_, grain_, [&](size_t c0, size_t c1) {
+      NdWindow window(g_);
+      WorkPoller poller(team_.cancel());
+      CellRange rows[NdWindow::kMaxRanges];
+      for (size_t c = c0; c < c1; ++c) {
+        const uint32_t b = g_.start[c], e = g_.start[c + 1];
+        uint32_t first_core = kNone;
+        for (uint32_t p = b; p < e; ++p) {
+          if (!(flags_[p] & kCore)) continue;
+          if (first_core == kNone)
+            first_core = p;
+          else if (small_[c])
+            uf.unite(first_core, p);  // pairwise neighbours
+        }
+        if (first_core == kNone) continue;
+        if (!small_[c]) unite_within(b, e, uf, poller);
+        const int nrows = window.cells_at(static_cast<uint32_t>(c), rows);
+        for (int r = 0; r < nrows; ++r) {
+          for (uint32_t n = std::max<uint32_t>(rows[r].begin, static_cast<uint32_t>(c) + 1);
+               n < rows[r].end; ++n) {
+            const uint32_t nb = g_.start[n], ne = g_.start[n + 1];
+            if ((flags_[b] & kDense) && (flags_[nb] & kDense))
+              unite_dense(b, e, nb, ne, uf, poller);
+            else
+              unite_across(b, e, nb, ne, uf, poller);
+          }
+        }
+      }
+    });
+  }
+
+  // rep[point index]: the root of a core point's set; for a border point the
+  // root of its core neighbour with the smallest point index; else kNoise.
+  void borders(const AtomicUnionFind& uf, uint32_t* rep) {
+    const uint32_t* perm = g_.perm.data();
+    team_.for_dynamic(ncells_, grain_, [&](size_t c0, size_t c1) {
+      NdWindow window(g_);
+      WorkPoller poller(team_.cancel());
+      PointRange rows[NdWindow::kMaxRanges];
+      for (size_t c = c0; c < c1; ++c) {
+        const uint32_t b = g_.start[c], e = g_.start[c + 1];
+        int nrows = -1;
+        for (uint32_t p = b; p < e; ++p) {
+          if (flags_[p] & kCore) {
+            rep[perm[p]] = uf.find(p);
+            continue;
+          }
+          if (nrows < 0) nrows = window.points_at(static_cast<uint32_t>(c), rows);
+          const double* pp = g_.point(p);
+          uint32_t best_index = kNoise, best = 0;
+          size_t work = 0;
+          for (int r = 0; r < nrows; ++r) {
+            for (uint32_t q = rows[r].begin; q < rows[r].end; ++q) {
+              if ((flags_[q] & kCore) && perm[q] < best_index &&
+                  within_eps_d<D>(pp, g_.point(q), eps_)) {
+                best_index = perm[q];
+                best = q;
+              }
+            }
+            work += rows[r].end - rows[r].begin;
+          }
+          rep[perm[p]] = best_index == kNoise ? kNoise : uf.find(best);
+          poller.add(work);
+        }
+      }
+    });
+  }
+
+ private:
+  // Every pair of points of [b, e) is within eps when the corners of their box are.
+  bool is_small(uint32_t b, uint32_t e) const {
+    double lo[D], hi[D];
+    box(b, e, lo, hi);
+    return within_eps_d<D>(lo, hi, eps_);
+  }
+
+  void box(uint32_t b, uint32_t e, double* lo, double* hi) const {
+    std::copy_n(g_.point(b), D, lo);
+    std::copy_n(g_.point(b), D, hi);
+    for (uint32_t i = b + 1; i < e; ++i) {
+      const double* p = g_.point(i);
+      for (int k = 0; k < D; ++k) {
+        lo[k] = std::min(lo[k], p[k]);
+        hi[k] = std::max(hi[k], p[k]);
+      }
+    }
+  }
+
+  // Core pairs p < q inside one cell that is not small.
+  void unite_within(uint32_t b, uint32_t e, AtomicUnionFind& uf, WorkPoller& poller) {
+    for (uint32_t p = b; p < e; ++p) {
+      if (!(flags_[p] & kCore)) continue;
+      const double* pp = g_.point(p);
+      for (uint32_t q = p + 1; q < e; ++q) {
+        if ((flags_[q] & kCore) && uf.find(p) != uf.find(q) &&
+            within_eps_d<D>(pp, g_.point(q), eps_))
+          uf.unite(p, q);
+      }
+      poller.add(e - p);
+    }
+  }
+
+  // Core pairs between two cells, skipping pairs already in one set.
+  void unite_across(uint32_t b, uint32_t e, uint32_t nb, uint32_t ne, AtomicUnionFind& uf,
+                    WorkPoller& poller) {
+    for (uint32_t p = b; p < e; ++p) {
+      if (!(flags_[p] & kCore)) continue;
+      const double* pp = g_.point(p);
+      for (uint32_t q = nb; q < ne; ++q) {
+        if ((flags_[q] & kCore) && uf.find(p) != uf.find(q) &&
+            within_eps_d<D>(pp, g_.point(q), eps_))
+          uf.unite(p, q);
+      }
+      poller.add(ne - nb);
+    }
+  }
+
+  // Two dense cells (each already one set): one pair within eps joins them.
+  void unite_dense(uint32_t b, uint32_t e, uint32_t nb, uint32_t ne, AtomicUnionFind& uf,
+                   WorkPoller& poller) {
+    if (uf.find(b) == uf.find(nb)) return;
+    double alo[D], ahi[D], blo[D], bhi[D], gap[D], zero[D] = {};
+    box(b, e, alo, ahi);
+    box(nb, ne, blo, bhi);
+    for (int k = 0; k < D; ++k) {
+      // |fl(q_k - p_k)| >= gap[k] for every p of one cell and q of the other.
+      gap[k] = std::max({0.0, blo[k] - ahi[k], alo[k] - bhi[k]});
+      alo[k] = std::min(alo[k], blo[k]);
+      ahi[k] = std::max(ahi[k], bhi[k]);
+    }
+    if (!within_eps_d<D>(zero, gap, eps_)) return;  // no pair can be within eps
+    if (within_eps_d<D>(alo, ahi, eps_)) {             // every pair is
+      uf.unite(b, nb);
+      return;
+    }
+    for (uint32_t p = b; p < e; ++p) {
+      const double* pp = g_.point(p);
+      for (uint32_t q = nb; q < ne; ++q) {
+        if (within_eps_d<D>(pp, g_.point(q), eps_)) {
+          uf.unite(b, nb);
+          poller.add((p - b + 1) * (ne - nb));
+          return;
+        }
+      }
+    }
+    poller.add(static_cast<size_t>(e - b) * (ne - nb));
+  }
+
+  const NdGrid& g_;
+  const double eps_;
+  ThreadTeam& team_;
+  const size_t ncells_;
+  size_t grain_;
+  std::vector<uint8_t> small_;  // per cell
+  std::vector<uint8_t> flags_;  // per sorted point
+};
+
+double lap(std::chrono::steady_clock::time_point& last) {
+  auto now = std::chrono::steady_clock::now();
+  double s = std::chrono::duration<double>(now - last).count();
+  last = now;
+  return s;
+}
+
+}  // namespace
+
+void nd_cluster(const NdPointsView& pts, const gd_params& params, const CancelToken& cancel,
+                uint32_t* rep, gd_run_stats& stats) {
+  stats.backend = GD_BACKEND_CPU;
+  stats.points = pts.n;
+  if (pts.n == 0) return;
+  ThreadTeam team(resolve_threads(params.threads, pts.n), cancel);
+  auto last = std::chrono::steady_clock::now();
+
+  NdGrid grid = build_nd_grid(pts, params.eps, team);
+  stats.cells = grid.ncells();
+  stats.t_sort += lap(last);
+
+  dispatch_dims(pts.dims, [&](auto dims) {
+    NdStages<decltype(dims)::value> stages(grid, params.eps, team);
+    stages.mark_core(params.minpoints);
+    stats.t_core += lap(last);
+
+    AtomicUnionFind uf(pts.n);
+    for (uint32_t i = 0; i < pts.n; ++i) uf.init(i, i);
+    stages.unite(uf);
+    stats.t_union += lap(last);
+
+    stages.borders(uf, rep);
+    stats.t_label += lap(last);
+  });
+}
+
+}  // namespace gd

@@ -1,0 +1,220 @@
+// nd_grid.cpp — the n-D grid (see nd_points.hpp): bounding box on the grid
+// axes, cell side, cell keys, sort by cell, cell ranges; the window of a cell.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "cpu_grid.hpp"
+#include "nd_points.hpp"
+#include "radix_sort.hpp"
+
+namespace gd {
+
+namespace {
+
+// The points' box on the grid axes.
+struct AxisBox {
+  double lo[3] = {INFINITY, INFINITY, INFINITY};
+  double hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+};
+
+AxisBox axis_box(const NdPointsView& pts, int axes, ThreadTeam& team) {
+  std::vector<AxisBox> part(team.size());
+  team.for_static(pts.n, [&](int t, size_t begin, size_t end) {
+    AxisBox b;
+    for (size_t i = begin; i < end; ++i) {
+      const double* p = pts.coords + i * pts.dims;
+      for (int a = 0; a < axes; ++a) {
+        b.lo[a] = std::min(b.lo[a], p[a]);
+        b.hi[a] = std::max(b.hi[a], p[a]);
+      }
+    }
+    part[t] = b;
+  });
+  AxisBox all;
+  for (const AxisBox& b : part) {
+    for (int a = 0; a < axes; ++a) {
+      all.lo[a] = std::min(all.lo[a], b.lo[a]);
+      all.hi[a] = std::max(all.hi[a], b.hi[a]);
+    }
+  }
+  return all;
+}
+
+// How coordinates map to cells.  The side s is reach (1 + 1e-3) plus 1e-12
+// of the extent E.  A neighbour pair has |fl(d)| <= eps <= reach on each
+// axis, so its exact difference over s is below 1 / 1.001 (1 + 2^-52); each
+// computed cell coordinate fl(fl(x - x0) / s) is off by at most
+// 2.3e-16 E / s <= 2.3e-4.  Two of them differ by less than 0.9995, so their
+// floors differ by at most 1: the 3^axes window is complete.
+struct CellMap {
+  int axes = 0;
+  double origin[3] = {0, 0, 0};
+  double side = 1;
+  bool single = false;  // every point in cell 0: eps or the extent is infinite
+
+  NdCell cell_of(const double* p) const {
+    NdCell k{{0, 0, 0}};
+    if (single) return k;
+    for (int a = 0; a < axes; ++a) k.c[a] = static_cast<int64_t>((p[a] - origin[a]) / side);
+    return k;
+  }
+};
+
+CellMap choose_cells(const AxisBox& box, int axes, double reach) {
+  CellMap m;
+  m.axes = axes;
+  double extent = 0;
+  for (int a = 0; a < axes; ++a) {
+    m.origin[a] = box.lo[a];
+    extent = std::max(extent, box.hi[a] - box.lo[a]);
+  }
+  double side = neighbour_reach(reach) * (1 + 1e-3) + 1e-12 * extent;
+  if (std::isfinite(side))
+    m.side = side;
+  else
+    m.single = true;
+  return m;
+}
+
+// Cells and their starts from the sorted points' cells.
+template <class CellAt>
+void cell_ranges(uint32_t n, CellAt cell_at, NdGrid& grid) {
+  grid.cells.clear();
+  grid.start.clear();
+  NdCell prev{{0, 0, 0}};
+  for (uint32_t i = 0; i < n; ++i) {
+    NdCell k = cell_at(i);
+    if (i == 0 || prev < k) {
+      grid.cells.push_back(k);
+      grid.start.push_back(i);
+      prev = k;
+    }
+  }
+  grid.start.push_back(n);
+}
+
+// Keys c0 * n1 * n2 + c1 * n2 + c2 fit in 64 bits: radix sort them.
+void sort_by_key(const NdPointsView& pts, const CellMap& m, const uint64_t count[3], NdGrid& grid,
+                 ThreadTeam& team) {
+  std::vector<uint64_t> keys(pts.n);
+  std::vector<uint32_t> idx(pts.n);
+  team.for_static(pts.n, [&](int, size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      NdCell k = m.cell_of(pts.coords + i * pts.dims);
+      keys[i] = (static_cast<uint64_t>(k.c[0]) * count[1] + static_cast<uint64_t>(k.c[1])) *
+                    count[2] +
+                static_cast<uint64_t>(k.c[2]);
+      idx[i] = static_cast<uint32_t>(i);
+    }
+  });
+  const uint64_t max_key = keys.empty() ? 0 : *std::max_element(keys.begin(), keys.end());
+  const int bits = max_key == 0 ? 0 : 64 - __builtin_clzll(max_key);
+  radix_sort(keys, idx, bits, team);
+  cell_ranges(
+      pts.n,
+      [&](uint32_t i) {
+        uint64_t key = keys[i];
+        NdCell k;
+        k.c[2] = static_cast<int64_t>(key % count[2]);
+        key /= count[2];
+        k.c[1] = static_cast<int64_t>(key % count[1]);
+        k.c[0] = static_cast<int64_t>(key / count[1]);
+        return k;
+      },
+      grid);
+  grid.perm = std::move(idx);
+}
+
+// Too many cells for a 64-bit key (tiny eps over a huge extent): sort
+// (cell, index) pairs.
+void sort_by_cell(const NdPointsView& pts, const CellMap& m, NdGrid& grid, ThreadTeam& team) {
+  struct Item {
+    NdCell cell;
+    uint32_t index;
+  };
+  std::vector<Item> items(pts.n);
+  team.for_static(pts.n, [&](int, size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i)
+      items[i] = Item{m.cell_of(pts.coords + i * pts.dims), static_cast<uint32_t>(i)};
+  });
+  team.cancel().throw_if_requested();
+  std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
+    return a.cell < b.cell || (!(b.cell < a.cell) && a.index < b.index);
+  });
+  cell_ranges(pts.n, [&](uint32_t i) { return items[i].cell; }, grid);
+  grid.perm.resize(pts.n);
+  for (uint32_t i = 0; i < pts.n; ++i) grid.perm[i] = items[i].index;
+}
+
+}  // namespace
+
+NdGrid build_nd_grid(const NdPointsView& pts, double reach, ThreadTeam& team) {
+  NdGrid grid;
+  grid.dims = pts.dims;
+  grid.axes = std::min(pts.dims, 3);
+  if (pts.n == 0) {
+    grid.start.assign(1, 0);
+    return grid;
+  }
+  AxisBox box = axis_box(pts, grid.axes, team);
+  CellMap m = choose_cells(box, grid.axes, reach);
+
+  // Cells per axis, and whether their product fits a 64-bit key.
+  uint64_t count[3] = {1, 1, 1};
+  NdCell last = m.cell_of(box.hi);
+  unsigned __int128 total = 1;
+  for (int a = 0; a < grid.axes; ++a) {
+    count[a] = static_cast<uint64_t>(last.c[a]) + 1;
+    total *= count[a];  // each count <= ~1e12: no overflow in 128 bits
+  }
+  if (total <= (static_cast<unsigned __int128>(1) << 64))
+    sort_by_key(pts, m, count, grid, team);
+  else
+    sort_by_cell(pts, m, grid, team);
+
+  const int d = pts.dims;
+  grid.coords.resize(static_cast<size_t>(pts.n) * d);
+  team.for_static(pts.n, [&](int, size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i)
+      std::copy_n(pts.coords + static_cast<size_t>(grid.perm[i]) * d, d,
+                  grid.coords.data() + i * d);
+  });
+  return grid;
+}
+
+int NdWindow::cells_at(uint32_t c, CellRange ranges[kMaxRanges]) {
+  static constexpr int kOffset[3] = {0, -1, 1};
+  const NdCell* cells = grid_.cells.data();
+  const uint32_t ncells = grid_.ncells();
+  const NdCell& k = cells[c];
+  const int last = grid_.axes - 1;
+  const int count = grid_.axes == 2 ? 3 : 9;
+  for (int r = 0; r < count; ++r) {
+    NdCell low = k;
+    low.c[0] += kOffset[r % 3];
+    if (last == 2) low.c[1] += kOffset[r / 3];
+    NdCell high = low;
+    low.c[last] = k.c[last] - 1;
+    high.c[last] = k.c[last] + 1;
+    uint32_t lo = partition_point_near(ncells, have_hints_ ? lo_[r] : c,
+                                       [&](uint32_t i) { return cells[i] < low; });
+    uint32_t hi = partition_point_near(ncells, have_hints_ ? std::max(hi_[r], lo) : lo,
+                                       [&](uint32_t i) { return cells[i] <= high; });
+    lo_[r] = lo;
+    hi_[r] = hi;
+    ranges[r] = CellRange{lo, hi};
+  }
+  have_hints_ = true;
+  return count;
+}
+
+int NdWindow::points_at(uint32_t c, PointRange ranges[kMaxRanges]) {
+  CellRange cells[kMaxRanges];
+  int count = cells_at(c, cells);
+  for (int r = 0; r < count; ++r)
+    ranges[r] = PointRange{grid_.start[cells[r].begin], grid_.start[cells[r].end]};
+  return count;
+}
+
+}  // namespace gd

@@ -1,0 +1,67 @@
+// nd_pairs.cpp — every pair of n-D points within a threshold (see
+// nd_points.hpp): the geography path asks for the pairs of unit-sphere
+// points within a chord a little longer than eps and decides each with
+// PostGIS.  Each pair is found once, from its smaller sorted position.
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "cpu_phases.hpp"
+#include "nd_points.hpp"
+
+namespace gd {
+
+void nd_neighbour_pairs(const NdPointsView& pts, const uint32_t* row_of, double eps,
+                        const gd_params& params, const CancelToken& cancel, gd_pair_list* out) {
+  out->pairs = nullptr;
+  out->count = 0;
+  if (pts.n < 2) return;
+  ThreadTeam team(resolve_threads(params.threads, pts.n), cancel);
+  NdGrid grid = build_nd_grid(pts, eps, team);
+  const uint32_t ncells = grid.ncells();
+  const size_t grain = std::max<size_t>(1, std::min<size_t>(256, ncells / (team.size() * 32u)));
+  std::vector<std::vector<gd_pair>> found((ncells + grain - 1) / grain);
+
+  dispatch_dims(pts.dims, [&](auto dims) {
+    constexpr int D = decltype(dims)::value;
+    // Row indexes grow with point indexes: the smaller point is the smaller row.
+    const uint32_t* perm = grid.perm.data();
+    team.for_dynamic(ncells, grain, [&](size_t c0, size_t c1) {
+      std::vector<gd_pair>& mine = found[c0 / grain];
+      NdWindow window(grid);
+      WorkPoller poller(cancel);
+      PointRange rows[NdWindow::kMaxRanges];
+      for (size_t c = c0; c < c1; ++c) {
+        const int nrows = window.points_at(static_cast<uint32_t>(c), rows);
+        for (uint32_t p = grid.start[c]; p < grid.start[c + 1]; ++p) {
+          const double* pp = grid.point(p);
+          for (int r = 0; r < nrows; ++r) {
+            for (uint32_t q = std::max(rows[r].begin, p + 1); q < rows[r].end; ++q) {
+              if (within_eps_d<D>(pp, grid.point(q), eps))
+                mine.push_back(perm[p] < perm[q] ? gd_pair{row_of[perm[p]], row_of[perm[q]]}
+                                                 : gd_pair{row_of[perm[q]], row_of[perm[p]]});
+            }
+            poller.add(rows[r].end - rows[r].begin);
+          }
+        }
+      }
+    });
+  });
+
+  size_t total = 0;
+  for (const auto& v : found) total += v.size();
+  if (total == 0) return;
+  gd_pair* all = static_cast<gd_pair*>(std::malloc(total * sizeof(gd_pair)));
+  if (!all) throw std::bad_alloc();
+  gd_pair* at = all;
+  for (auto& v : found) {
+    if (!v.empty()) std::memcpy(at, v.data(), v.size() * sizeof(gd_pair));
+    at += v.size();
+    std::vector<gd_pair>().swap(v);
+  }
+  out->pairs = all;
+  out->count = static_cast<int64_t>(total);
+}
+
+}  // namespace gd

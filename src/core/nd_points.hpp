@@ -1,0 +1,142 @@
+// nd_points.hpp — DBSCAN over points of 2 to 8 dimensions (POINT Z, float8[]
+// rows, geography as unit-sphere xyz): the predicate, the grid, the stages.
+//
+// The rules and ids are those of the 2D path (backend.hpp, labels.cpp); only
+// the neighbour test has more axes: q is a neighbour of p when
+// |q_k - p_k| <= eps on every axis k and sqrt(d_0*d_0 + d_1*d_1 + ...) <= eps,
+// the squares summed in axis order, in IEEE double with no fused
+// multiply-add.  With two axes it is within_eps() bit for bit.
+//
+// Stages, one file each: nd_grid.cpp (points sorted by cell), nd_dbscan.cpp
+// (core flags, union of core points, borders), nd_pairs.cpp (neighbour pairs,
+// for the geography path); nd_api.cpp holds the C entry points.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
+#include "backend.hpp"
+#include "cpu_window.hpp"
+#include "parallel.hpp"
+
+namespace gd {
+
+constexpr int kMinDims = 2;
+constexpr int kMaxDims = 8;
+
+// Non-empty points of one partition in row order, row-major: point i is
+// coords[i * dims .. i * dims + dims).
+struct NdPointsView {
+  const double* coords;
+  int dims;
+  uint32_t n;
+};
+
+// The n-D neighbour predicate for D axes (see the file comment).  Every
+// operation is monotone in each |q_k - p_k|, so if the two corners of a box
+// pass, every pair of points inside the box passes.
+template <int D>
+inline bool within_eps_d(const double* p, const double* q, double eps) {
+  double s = 0;
+  for (int k = 0; k < D; ++k) {
+    double d = q[k] - p[k];
+    if (!(std::fabs(d) <= eps)) return false;
+    s += d * d;
+  }
+  return std::sqrt(s) <= eps;
+}
+
+// The same with the number of axes at run time.
+inline bool within_eps_nd(const double* p, const double* q, int dims, double eps) {
+  double s = 0;
+  for (int k = 0; k < dims; ++k) {
+    double d = q[k] - p[k];
+    if (!(std::fabs(d) <= eps)) return false;
+    s += d * d;
+  }
+  return std::sqrt(s) <= eps;
+}
+
+// Calls fn(std::integral_constant<int, D>{}) for D = dims (2..8).
+template <class Fn>
+decltype(auto) dispatch_dims(int dims, Fn&& fn) {
+  switch (dims) {
+    case 2: return fn(std::integral_constant<int, 2>{});
+    case 3: return fn(std::integral_constant<int, 3>{});
+    case 4: return fn(std::integral_constant<int, 4>{});
+    case 5: return fn(std::integral_constant<int, 5>{});
+    case 6: return fn(std::integral_constant<int, 6>{});
+    case 7: return fn(std::integral_constant<int, 7>{});
+    case 8: return fn(std::integral_constant<int, 8>{});
+    default: throw Error(GD_ERR_INVALID, "points must have 2 to 8 coordinates");
+  }
+}
+
+// A grid cell: its integer coordinates on the grid axes (the first
+// min(dims, 3) axes; unused ones are 0), ordered lexicographically.
+struct NdCell {
+  int64_t c[3];
+};
+
+inline bool operator<(const NdCell& a, const NdCell& b) {
+  if (a.c[0] != b.c[0]) return a.c[0] < b.c[0];
+  if (a.c[1] != b.c[1]) return a.c[1] < b.c[1];
+  return a.c[2] < b.c[2];
+}
+inline bool operator<=(const NdCell& a, const NdCell& b) { return !(b < a); }
+
+// Points sorted by cell.  Cells are cubes of side slightly above eps on the
+// grid axes, so a neighbour of a point lies in its cell or in one of the
+// cells next to it on each grid axis (the 3^axes window); the other axes are
+// left to the exact test.
+struct NdGrid {
+  int dims = 0;                 // coordinates per point
+  int axes = 0;                 // grid axes: min(dims, 3)
+  std::vector<uint32_t> perm;   // sorted position -> point index
+  std::vector<double> coords;   // coordinates in sorted order, dims per point
+  std::vector<NdCell> cells;    // non-empty cells, ascending
+  std::vector<uint32_t> start;  // points of cell c: [start[c], start[c+1])
+
+  uint32_t ncells() const { return static_cast<uint32_t>(cells.size()); }
+  const double* point(uint32_t i) const { return coords.data() + static_cast<size_t>(i) * dims; }
+};
+
+// reach: the largest |q_k - p_k| of a neighbour pair (eps, or the threshold
+// of the pair search); the grid is complete for it.
+NdGrid build_nd_grid(const NdPointsView& pts, double reach, ThreadTeam& team);
+
+// The cells around a cell: for each combination of offsets -1, 0, +1 on all
+// grid axes but the last, one contiguous range of cells (offsets -1..+1 on
+// the last axis), found by exponential search from the previous cell's
+// bounds.  The first range is the cell's own column.
+class NdWindow {
+ public:
+  static constexpr int kMaxRanges = 9;
+
+  explicit NdWindow(const NdGrid& grid) : grid_(grid) {}
+
+  // Fills ranges[0..count) with the window of cell c as point ranges; returns count.
+  int points_at(uint32_t c, PointRange ranges[kMaxRanges]);
+  // The same as cell ranges.
+  int cells_at(uint32_t c, CellRange ranges[kMaxRanges]);
+
+ private:
+  const NdGrid& grid_;
+  uint32_t lo_[kMaxRanges] = {};
+  uint32_t hi_[kMaxRanges] = {};
+  bool have_hints_ = false;
+};
+
+// The CPU back end for D >= 2: rep[point index] = its cluster's
+// representative (a sorted position), kNoise for noise.
+void nd_cluster(const NdPointsView& pts, const gd_params& params, const CancelToken& cancel,
+                uint32_t* rep, gd_run_stats& stats);
+
+// Every pair of points within eps under the n-D predicate, as the rows
+// (row_of[point index], increasing) i < j, into out (malloc'ed).
+void nd_neighbour_pairs(const NdPointsView& pts, const uint32_t* row_of, double eps,
+                        const gd_params& params, const CancelToken& cancel, gd_pair_list* out);
+
+}  // namespace gd

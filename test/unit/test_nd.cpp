@@ -1,0 +1,344 @@
+// test_nd.cpp — n-D DBSCAN (gd_cluster_points_nd, gd_neighbour_pairs_nd and
+// the CPU stages behind them) against a brute-force reference built from the
+// n-D predicate written out again and reference_graph_dbscan.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "gd_core.h"
+#include "nd_points.hpp"
+#include "reference.hpp"
+
+namespace {
+
+using gd_test::reference_graph_dbscan;
+
+// Rows of d-dimensional points, row-major.
+struct NdRows {
+  int dims;
+  std::vector<double> coords;
+  std::vector<uint8_t> kinds;
+  size_t size() const { return kinds.size(); }
+  const double* at(size_t r) const { return coords.data() + r * dims; }
+  void add(const std::vector<double>& p, uint8_t kind = GD_ROW_POINT) {
+    coords.insert(coords.end(), p.begin(), p.end());
+    kinds.push_back(kind);
+  }
+};
+
+// The predicate of gd_core.h for n-D points, literally.
+bool ref_within_nd(const double* p, const double* q, int dims, double eps) {
+  double sum = 0;
+  for (int k = 0; k < dims; ++k) {
+    double d = q[k] - p[k];
+    if (std::fabs(d) > eps) return false;
+    sum = sum + d * d;
+  }
+  return std::sqrt(sum) <= eps;
+}
+
+std::vector<std::vector<bool>> ref_neighbours(const NdRows& r, double eps) {
+  const size_t n = r.size();
+  std::vector<std::vector<bool>> nb(n, std::vector<bool>(n, false));
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j < n; ++j)
+      nb[i][j] = r.kinds[i] == GD_ROW_POINT && r.kinds[j] == GD_ROW_POINT &&
+                 ref_within_nd(r.at(i), r.at(j), r.dims, eps);
+  return nb;
+}
+
+std::vector<int32_t> run_nd(const NdRows& r, double eps, int64_t minpoints, int threads = 0,
+                            gd_backend backend = GD_BACKEND_CPU, gd_run_stats* stats = nullptr) {
+  gd_params p;
+  gd_params_init(&p);
+  p.eps = eps;
+  p.minpoints = minpoints;
+  p.threads = threads;
+  p.backend = backend;
+  std::vector<int32_t> ids(r.size(), -7);
+  gd_error err;
+  gd_status st = gd_cluster_points_nd(r.coords.data(), r.dims, r.kinds.data(),
+                                      static_cast<int64_t>(r.size()), &p, ids.data(), stats, &err);
+  EXPECT_EQ(st, GD_OK) << err.message;
+  return ids;
+}
+
+void expect_reference(const NdRows& r, double eps, int64_t minpoints,
+                      std::vector<int> thread_counts = {0, 1, 3}) {
+  std::vector<int32_t> want = reference_graph_dbscan(r.kinds, ref_neighbours(r, eps), minpoints);
+  for (int threads : thread_counts) {
+    std::vector<int32_t> got = run_nd(r, eps, minpoints, threads);
+    size_t bad = 0, first = 0;
+    for (size_t i = 0; i < want.size(); ++i)
+      if (got[i] != want[i] && bad++ == 0) first = i;
+    ASSERT_EQ(bad, 0u) << r.dims << "-D, " << r.size() << " rows, eps " << eps << " minpoints "
+                       << minpoints << " threads " << threads << ": row " << first << " got "
+                       << got[first] << " want " << want[first];
+  }
+}
+
+NdRows uniform(int dims, size_t n, double extent, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0, extent);
+  NdRows r{dims, {}, {}};
+  std::vector<double> p(dims);
+  for (size_t i = 0; i < n; ++i) {
+    for (double& c : p) c = u(rng);
+    r.add(p);
+  }
+  return r;
+}
+
+// Gaussian blobs, a fifth of the rows uniform noise, a few NULL and EMPTY rows.
+NdRows blobs(int dims, size_t n, int nblobs, double extent, double sigma, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0, extent);
+  std::normal_distribution<double> g(0, sigma);
+  std::vector<std::vector<double>> centre(nblobs, std::vector<double>(dims));
+  for (auto& c : centre)
+    for (double& v : c) v = u(rng);
+  NdRows r{dims, {}, {}};
+  std::vector<double> p(dims);
+  for (size_t i = 0; i < n; ++i) {
+    if (i % 37 == 5) {
+      r.add(std::vector<double>(dims, 0.0), i % 2 ? GD_ROW_NULL : GD_ROW_EMPTY);
+      continue;
+    }
+    const auto& c = centre[rng() % nblobs];
+    for (int k = 0; k < dims; ++k) p[k] = i % 5 == 4 ? u(rng) : c[k] + g(rng);
+    r.add(p);
+  }
+  return r;
+}
+
+TEST(Nd, PredicateWithTwoAxesIsWithinEps) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(-2, 2);
+  for (int i = 0; i < 100000; ++i) {
+    double p[2] = {u(rng), u(rng)}, q[2] = {u(rng), u(rng)}, eps = std::fabs(u(rng));
+    ASSERT_EQ(gd::within_eps_nd(p, q, 2, eps), gd::within_eps(p[0], p[1], q[0], q[1], eps));
+    ASSERT_EQ(gd::within_eps_d<2>(p, q, eps), gd::within_eps(p[0], p[1], q[0], q[1], eps));
+  }
+}
+
+TEST(Nd, UniformMatchesReferenceInEveryDimension) {
+  for (int dims = 3; dims <= 8; ++dims) {
+    NdRows r = uniform(dims, 700, 10, 100 + dims);
+    // Typical spacing of 700 points in a 10^d cube.
+    const double s = 10 / std::pow(700.0, 1.0 / dims);
+    for (double f : {0.3, 0.8, 1.2, 2.0})
+      for (int64_t m : {0, 1, 2, 4, 10}) expect_reference(r, s * f, m, {0, 2});
+  }
+}
+
+TEST(Nd, BlobsMatchReference) {
+  for (int dims : {3, 4, 6, 8}) {
+    NdRows r = blobs(dims, 1500, 5, 50, 1.0, 200 + dims);
+    for (double eps : {0.3, 0.7, 1.5})
+      for (int64_t m : {2, 5, 12}) expect_reference(r, eps, m);
+  }
+}
+
+TEST(Nd, TwoAxesThroughTheNdStagesMatchReference) {
+  // gd_cluster_points_nd sends dims == 2 to the 2D path; the n-D stages
+  // themselves must still be right with two axes.
+  NdRows r = blobs(2, 1200, 4, 30, 1.0, 31);
+  for (double eps : {0.2, 0.6, 1.4}) {
+    for (int64_t m : {1, 3, 8}) {
+      std::vector<int32_t> want = reference_graph_dbscan(r.kinds, ref_neighbours(r, eps), m);
+      std::vector<double> pts;
+      std::vector<uint32_t> row_of;
+      for (size_t i = 0; i < r.size(); ++i) {
+        if (r.kinds[i] != GD_ROW_POINT) continue;
+        pts.insert(pts.end(), r.at(i), r.at(i) + 2);
+        row_of.push_back(static_cast<uint32_t>(i));
+      }
+      gd_params p;
+      gd_params_init(&p);
+      p.eps = eps;
+      p.minpoints = m;
+      std::vector<uint32_t> rep(row_of.size());
+      gd_run_stats stats{};
+      gd::CancelToken cancel(p);
+      gd::nd_cluster(gd::NdPointsView{pts.data(), 2, static_cast<uint32_t>(row_of.size())}, p,
+                     cancel, rep.data(), stats);
+      std::vector<int32_t> got(r.size());
+      gd::assign_ids(r.kinds.data(), static_cast<int64_t>(r.size()), rep.data(), m, got.data());
+      ASSERT_EQ(got, want) << "eps " << eps << " minpoints " << m;
+    }
+  }
+}
+
+TEST(Nd, TwoAxesEqualTheTwoDimensionalPath) {
+  NdRows r = blobs(2, 2000, 6, 40, 1.0, 5);
+  std::vector<double> x, y;
+  for (size_t i = 0; i < r.size(); ++i) {
+    x.push_back(r.at(i)[0]);
+    y.push_back(r.at(i)[1]);
+  }
+  gd_params p;
+  gd_params_init(&p);
+  p.eps = 0.8;
+  p.minpoints = 4;
+  std::vector<int32_t> want(r.size());
+  gd_error err;
+  ASSERT_EQ(gd_cluster_points(x.data(), y.data(), r.kinds.data(), static_cast<int64_t>(r.size()),
+                              &p, want.data(), nullptr, &err),
+            GD_OK);
+  EXPECT_EQ(run_nd(r, 0.8, 4), want);
+}
+
+TEST(Nd, DuplicatesAndDenseCells) {
+  // Few locations, many copies: dense cells, dense cell pairs decided by
+  // their boxes, and cells of copies that are not all core.
+  for (int dims : {3, 5}) {
+    std::mt19937_64 rng(dims);
+    std::uniform_int_distribution<int> loc(0, 24);
+    NdRows r{dims, {}, {}};
+    std::vector<double> p(dims);
+    for (int i = 0; i < 1500; ++i) {
+      int l = loc(rng);
+      for (int k = 0; k < dims; ++k) p[k] = (l * (k + 3)) % 7 * 0.5;
+      r.add(p, i % 97 == 3 ? GD_ROW_EMPTY : GD_ROW_POINT);
+    }
+    for (double eps : {0.0, 0.5, 0.75, 1.0})
+      for (int64_t m : {2, 30, 80, 200}) expect_reference(r, eps, m);
+  }
+}
+
+TEST(Nd, LatticeAtExactlyEps) {
+  // Integer lattice: axis neighbours at exactly eps, diagonals beyond it.
+  NdRows r{3, {}, {}};
+  for (int i = 0; i < 9; ++i)
+    for (int j = 0; j < 9; ++j)
+      for (int k = 0; k < 9; ++k)
+        if ((i * 7 + j * 3 + k) % 5 != 0) r.add({i * 0.5, j * 0.5, k * 0.5});
+  for (double eps : {0.5, std::nextafter(0.5, 0.0), std::sqrt(2.0) * 0.5, std::sqrt(3.0) * 0.5})
+    for (int64_t m : {2, 3, 5, 7, 9}) expect_reference(r, eps, m);
+}
+
+TEST(Nd, HugeExtentTinyEps) {
+  // More cells than a 64-bit key holds: the (cell, index) sort.
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> u(-1e15, 1e15);
+  NdRows r{3, {}, {}};
+  for (int i = 0; i < 400; ++i) {
+    std::vector<double> p = {u(rng), u(rng), u(rng)};
+    r.add(p);
+    p[i % 3] += 0.25 * (i % 4);
+    r.add(p);  // a close partner (or a copy)
+  }
+  for (double eps : {0.0, 0.3, 0.6}) expect_reference(r, eps, 2);
+}
+
+TEST(Nd, InfiniteAndZeroEps) {
+  NdRows r = blobs(4, 300, 3, 10, 0.5, 9);
+  for (int64_t m : {0, 2, 250, 400}) {
+    expect_reference(r, std::numeric_limits<double>::infinity(), m);
+    expect_reference(r, 0.0, m);
+  }
+}
+
+TEST(Nd, TinyEpsAndSubnormalDifferences) {
+  NdRows r{3, {}, {}};
+  for (int i = 0; i < 50; ++i) {
+    double t = std::ldexp(static_cast<double>(i % 7), -1070);  // subnormal steps
+    r.add({t, 1e-300 * (i % 3), 0.0});
+  }
+  for (double eps : {0.0, 1e-320, 1e-300, 3e-300}) expect_reference(r, eps, 2);
+}
+
+TEST(Nd, TooFewPointsForMinpointsIsAllNoise) {
+  NdRows r = uniform(3, 5, 1, 1);
+  std::vector<int32_t> ids = run_nd(r, 100, 6);
+  for (int32_t id : ids) EXPECT_EQ(id, GD_NOISE);
+}
+
+TEST(Nd, GpuRequestRunsOnTheCpuForThreeOrMoreAxes) {
+  NdRows r = blobs(3, 500, 3, 10, 0.5, 2);
+  gd_run_stats stats{};
+  std::vector<int32_t> got = run_nd(r, 0.5, 4, 0, GD_BACKEND_GPU, &stats);
+  EXPECT_EQ(stats.backend, GD_BACKEND_CPU);
+  EXPECT_EQ(got, run_nd(r, 0.5, 4));
+}
+
+TEST(Nd, NeighbourPairsMatchBruteForce) {
+  for (int dims : {2, 3, 7}) {
+    NdRows r = blobs(dims, 900, 4, 20, 1.0, 40 + dims);
+    for (double eps : {0.0, 0.5, 1.5}) {
+      std::set<std::pair<uint32_t, uint32_t>> want;
+      for (size_t i = 0; i < r.size(); ++i)
+        for (size_t j = i + 1; j < r.size(); ++j)
+          if (r.kinds[i] == GD_ROW_POINT && r.kinds[j] == GD_ROW_POINT &&
+              ref_within_nd(r.at(i), r.at(j), dims, eps))
+            want.emplace(static_cast<uint32_t>(i), static_cast<uint32_t>(j));
+      gd_pair_list list;
+      gd_error err;
+      ASSERT_EQ(gd_neighbour_pairs_nd(r.coords.data(), dims, r.kinds.data(),
+                                      static_cast<int64_t>(r.size()), eps, nullptr, &list, &err),
+                GD_OK)
+          << err.message;
+      std::set<std::pair<uint32_t, uint32_t>> got;
+      for (int64_t k = 0; k < list.count; ++k) {
+        EXPECT_LT(list.pairs[k].i, list.pairs[k].j);
+        got.emplace(list.pairs[k].i, list.pairs[k].j);
+      }
+      EXPECT_EQ(static_cast<size_t>(list.count), got.size()) << "a pair was listed twice";
+      EXPECT_EQ(got, want) << dims << "-D, eps " << eps;
+      gd_pair_list_free(&list);
+    }
+  }
+}
+
+TEST(Nd, BadArguments) {
+  gd_params p;
+  gd_params_init(&p);
+  p.eps = 1;
+  std::vector<double> c = {0, 0, 0, 1, 1, 1};
+  std::vector<uint8_t> k = {GD_ROW_POINT, GD_ROW_POINT};
+  std::vector<int32_t> ids(2);
+  gd_error err;
+  EXPECT_EQ(gd_cluster_points_nd(c.data(), 1, k.data(), 2, &p, ids.data(), nullptr, &err),
+            GD_ERR_INVALID);
+  EXPECT_EQ(gd_cluster_points_nd(c.data(), 9, k.data(), 2, &p, ids.data(), nullptr, &err),
+            GD_ERR_INVALID);
+  c[4] = std::nan("");
+  EXPECT_EQ(gd_cluster_points_nd(c.data(), 3, k.data(), 2, &p, ids.data(), nullptr, &err),
+            GD_ERR_INVALID);
+  EXPECT_NE(std::string(err.message).find("non-finite"), std::string::npos) << err.message;
+  c[4] = 1;
+  k[1] = GD_ROW_OTHER;
+  EXPECT_EQ(gd_cluster_points_nd(c.data(), 3, k.data(), 2, &p, ids.data(), nullptr, &err),
+            GD_ERR_INVALID);
+  k[1] = GD_ROW_POINT;
+  p.eps = -1;
+  EXPECT_EQ(gd_cluster_points_nd(c.data(), 3, k.data(), 2, &p, ids.data(), nullptr, &err),
+            GD_ERR_INVALID);
+  gd_pair_list list;
+  EXPECT_EQ(gd_neighbour_pairs_nd(c.data(), 3, k.data(), 2, -1, nullptr, &list, &err),
+            GD_ERR_INVALID);
+  EXPECT_EQ(list.pairs, nullptr);
+  EXPECT_EQ(gd_neighbour_pairs_nd(c.data(), 3, k.data(), 2, std::nan(""), nullptr, &list, &err),
+            GD_ERR_INVALID);
+}
+
+TEST(Nd, CancelledRunReportsCancelled) {
+  NdRows r = uniform(3, 50000, 10, 4);
+  gd_params p;
+  gd_params_init(&p);
+  p.eps = 0.5;
+  p.minpoints = 5;
+  p.should_cancel = [](void*) { return 1; };
+  std::vector<int32_t> ids(r.size());
+  gd_error err;
+  EXPECT_EQ(gd_cluster_points_nd(r.coords.data(), 3, r.kinds.data(),
+                                 static_cast<int64_t>(r.size()), &p, ids.data(), nullptr, &err),
+            GD_ERR_CANCELLED);
+}
+
+}  // namespace
