@@ -4,9 +4,11 @@
 // A cell is small when the corners of its points' box pass the predicate:
 // then every pair of its points is a pair of neighbours (the predicate is
 // monotone), its points count each other without a test, and its core points
-// are joined without a test.  A small cell of core points only is dense; two
-// dense cells are joined by their first pair within eps, after box tests
-// that decide "no pair" or "every pair" at once (many duplicates).
+// are one set without a test.  With at most three axes the cells are made so
+// that this is the rule.  Two small cells are joined by their first pair of
+// core points within eps, after box tests that decide "no pair" or "every
+// pair" at once; other cells join their core points pair by pair, skipping
+// pairs already in one set.
 #include <algorithm>
 #include <chrono>
 
@@ -19,8 +21,11 @@ namespace gd {
 namespace {
 
 constexpr uint8_t kCore = 1;
-constexpr uint8_t kDense = 2;
 constexpr uint32_t kNone = UINT32_MAX;
+
+// Points per coarse cell from which fine cells pay (measured on uniform and
+// clustered 3D sets of 1M points).
+constexpr double kFineOccupancy = 4;
 
 template <int D>
 class NdStages {
@@ -32,10 +37,11 @@ class NdStages {
 
   const std::vector<uint8_t>& flags() const { return flags_; }
 
-  // flags_[i] for every sorted point: kCore, plus kDense in dense cells.
+  // flags_[i] for every sorted point: kCore or 0; small_ and boxes_ per cell.
   void mark_core(int64_t minpoints) {
     const int64_t need = std::max<int64_t>(minpoints, 1);
     small_.assign(ncells_, 0);
+    boxes_.resize(ncells_ * 2 * D);
     flags_.assign(g_.perm.size(), 0);
     team_.for_dynamic(ncells_, grain_, [&](size_t c0, size_t c1) {
       NdWindow window(g_);
@@ -43,15 +49,16 @@ class NdStages {
       PointRange rows[NdWindow::kMaxRanges];
       for (size_t c = c0; c < c1; ++c) {
         const uint32_t b = g_.start[c], e = g_.start[c + 1];
-        const bool small = is_small(b, e);
+        double* lo = &boxes_[c * 2 * D];
+        box(b, e, lo, lo + D);
+        const bool small = within_eps_d<D>(lo, lo + D, eps_);
         small_[c] = small;
         if ((small && static_cast<int64_t>(e - b) >= need) || need <= 1) {
-          std::fill(&flags_[b], &flags_[b] + (e - b), small ? kCore | kDense : kCore);
+          std::fill(&flags_[b], &flags_[b] + (e - b), kCore);
           continue;
         }
         const int nrows = window.points_at(static_cast<uint32_t>(c), rows);
         const int64_t own = small ? e - b : 0;  // counted without a test
-        bool all_core = true;
         for (uint32_t p = b; p < e; ++p) {
           const double* pp = g_.point(p);
           int64_t found = own;
@@ -67,12 +74,8 @@ class NdStages {
             visited += rows[r].end - rows[r].begin;
           }
           poller.add(visited);
-          if (found >= need)
-            flags_[p] = kCore;
-          else
-            all_core = false;
+          if (found >= need) flags_[p] = kCore;
         }
-        if (small && all_core) std::fill(&flags_[b], &flags_[b] + (e - b), kCore | kDense);
       }
     });
   }
@@ -80,31 +83,40 @@ class NdStages {
   // Joins every pair of core points within eps; each pair of cells is met
   // once, from the smaller cell.
   void unite(AtomicUnionFind& uf) {
+    first_core_.assign(ncells_, kNone);
+    team_.for_dynamic(ncells_, grain_, [&](size_t c0, size_t c1) {
+      for (size_t c = c0; c < c1; ++c) {
+        for (uint32_t p = g_.start[c]; p < g_.start[c + 1]; ++p) {
+          if (flags_[p] & kCore) {
+            first_core_[c] = p;
+            break;
+          }
+        }
+      }
+    });
     team_.for_dynamic(ncells_, grain_, [&](size_t c0, size_t c1) {
       NdWindow window(g_);
       WorkPoller poller(team_.cancel());
       CellRange rows[NdWindow::kMaxRanges];
       for (size_t c = c0; c < c1; ++c) {
         const uint32_t b = g_.start[c], e = g_.start[c + 1];
-        uint32_t first_core = kNone;
-        for (uint32_t p = b; p < e; ++p) {
-          if (!(flags_[p] & kCore)) continue;
-          if (first_core == kNone)
-            first_core = p;
-          else if (small_[c])
-            uf.unite(first_core, p);  // pairwise neighbours
+        const uint32_t first = first_core_[c];
+        if (first == kNone) continue;
+        if (small_[c]) {
+          for (uint32_t p = first + 1; p < e; ++p)  // pairwise neighbours: one set
+            if (flags_[p] & kCore) uf.unite(first, p);
+        } else {
+          unite_within(b, e, uf, poller);
         }
-        if (first_core == kNone) continue;
-        if (!small_[c]) unite_within(b, e, uf, poller);
         const int nrows = window.cells_at(static_cast<uint32_t>(c), rows);
         for (int r = 0; r < nrows; ++r) {
           for (uint32_t n = std::max<uint32_t>(rows[r].begin, static_cast<uint32_t>(c) + 1);
                n < rows[r].end; ++n) {
-            const uint32_t nb = g_.start[n], ne = g_.start[n + 1];
-            if ((flags_[b] & kDense) && (flags_[nb] & kDense))
-              unite_dense(b, e, nb, ne, uf, poller);
+            if (first_core_[n] == kNone) continue;
+            if (small_[c] && small_[n])
+              unite_sets(static_cast<uint32_t>(c), n, uf, poller);
             else
-              unite_across(b, e, nb, ne, uf, poller);
+              unite_across(b, e, g_.start[n], g_.start[n + 1], uf, poller);
           }
         }
       }
@@ -149,13 +161,6 @@ class NdStages {
   }
 
  private:
-  // Every pair of points of [b, e) is within eps when the corners of their box are.
-  bool is_small(uint32_t b, uint32_t e) const {
-    double lo[D], hi[D];
-    box(b, e, lo, hi);
-    return within_eps_d<D>(lo, hi, eps_);
-  }
-
   void box(uint32_t b, uint32_t e, double* lo, double* hi) const {
     std::copy_n(g_.point(b), D, lo);
     std::copy_n(g_.point(b), D, hi);
@@ -197,35 +202,42 @@ class NdStages {
     }
   }
 
-  // Two dense cells (each already one set): one pair within eps joins them.
-  void unite_dense(uint32_t b, uint32_t e, uint32_t nb, uint32_t ne, AtomicUnionFind& uf,
-                   WorkPoller& poller) {
-    if (uf.find(b) == uf.find(nb)) return;
-    double alo[D], ahi[D], blo[D], bhi[D], gap[D], zero[D] = {};
-    box(b, e, alo, ahi);
-    box(nb, ne, blo, bhi);
+  // Two small cells, whose core points are one set each: one pair of core
+  // points within eps joins them.
+  void unite_sets(uint32_t a, uint32_t n, AtomicUnionFind& uf, WorkPoller& poller) {
+    const uint32_t fa = first_core_[a], fn = first_core_[n];
+    if (uf.find(fa) == uf.find(fn)) return;
+    const double* alo = &boxes_[a * 2 * D];
+    const double* ahi = alo + D;
+    const double* nlo = &boxes_[n * 2 * D];
+    const double* nhi = nlo + D;
+    double gap[D], lo[D], hi[D], zero[D] = {};
     for (int k = 0; k < D; ++k) {
       // |fl(q_k - p_k)| >= gap[k] for every p of one cell and q of the other.
-      gap[k] = std::max({0.0, blo[k] - ahi[k], alo[k] - bhi[k]});
-      alo[k] = std::min(alo[k], blo[k]);
-      ahi[k] = std::max(ahi[k], bhi[k]);
+      gap[k] = std::max({0.0, nlo[k] - ahi[k], alo[k] - nhi[k]});
+      lo[k] = std::min(alo[k], nlo[k]);
+      hi[k] = std::max(ahi[k], nhi[k]);
     }
     if (!within_eps_d<D>(zero, gap, eps_)) return;  // no pair can be within eps
-    if (within_eps_d<D>(alo, ahi, eps_)) {             // every pair is
-      uf.unite(b, nb);
+    if (within_eps_d<D>(lo, hi, eps_)) {             // every pair is
+      uf.unite(fa, fn);
       return;
     }
-    for (uint32_t p = b; p < e; ++p) {
+    const uint32_t ae = g_.start[a + 1], ne = g_.start[n + 1];
+    size_t work = 0;
+    for (uint32_t p = fa; p < ae; ++p) {
+      if (!(flags_[p] & kCore)) continue;
       const double* pp = g_.point(p);
-      for (uint32_t q = nb; q < ne; ++q) {
-        if (within_eps_d<D>(pp, g_.point(q), eps_)) {
-          uf.unite(b, nb);
-          poller.add((p - b + 1) * (ne - nb));
+      work += ne - fn;
+      for (uint32_t q = fn; q < ne; ++q) {
+        if ((flags_[q] & kCore) && within_eps_d<D>(pp, g_.point(q), eps_)) {
+          uf.unite(fa, fn);
+          poller.add(work);
           return;
         }
       }
     }
-    poller.add(static_cast<size_t>(e - b) * (ne - nb));
+    poller.add(work);
   }
 
   const NdGrid& g_;
@@ -233,8 +245,10 @@ class NdStages {
   ThreadTeam& team_;
   const size_t ncells_;
   size_t grain_;
-  std::vector<uint8_t> small_;  // per cell
-  std::vector<uint8_t> flags_;  // per sorted point
+  std::vector<uint8_t> small_;        // per cell: its points are pairwise neighbours
+  std::vector<double> boxes_;         // per cell: lo[D], hi[D] of its points
+  std::vector<uint32_t> first_core_;  // per cell: its first core point, or kNone
+  std::vector<uint8_t> flags_;        // per sorted point: kCore or 0
 };
 
 double lap(std::chrono::steady_clock::time_point& last) {
@@ -254,7 +268,10 @@ void nd_cluster(const NdPointsView& pts, const gd_params& params, const CancelTo
   ThreadTeam team(resolve_threads(params.threads, pts.n), cancel);
   auto last = std::chrono::steady_clock::now();
 
-  NdGrid grid = build_nd_grid(pts, params.eps, team);
+  // Coarse cells, or fine ones where the coarse cells hold many points.
+  NdGrid grid = build_nd_grid(pts, params.eps, false, team);
+  if (pts.dims <= 3 && pts.n >= kFineOccupancy * static_cast<double>(grid.ncells()))
+    grid = build_nd_grid(pts, params.eps, true, team);
   stats.cells = grid.ncells();
   stats.t_sort += lap(last);
 

@@ -41,12 +41,14 @@ AxisBox axis_box(const NdPointsView& pts, int axes, ThreadTeam& team) {
   return all;
 }
 
-// How coordinates map to cells.  The side s is reach (1 + 1e-3) plus 1e-12
-// of the extent E.  A neighbour pair has |fl(d)| <= eps <= reach on each
-// axis, so its exact difference over s is below 1 / 1.001 (1 + 2^-52); each
-// computed cell coordinate fl(fl(x - x0) / s) is off by at most
-// 2.3e-16 E / s <= 2.3e-4.  Two of them differ by less than 0.9995, so their
-// floors differ by at most 1: the 3^axes window is complete.
+// How coordinates map to cells.  The side s is reach f (1 + 1e-3) plus
+// 1e-12 of the extent E, with f = 1 / sqrt(axes) for fine cells (window
+// radius 2) and f = 1 for coarse ones (radius 1).  A neighbour pair
+// has |fl(d)| <= eps <= reach on each axis, so its exact difference over s
+// is below sqrt(3) / 1.001 (1 + 2^-52) < 1.7307 cells, or 1 / 1.001 (1 +
+// 2^-52) cells; each computed cell coordinate fl(fl(x - x0) / s) is off by
+// at most 2.3e-16 E / s <= 2.3e-4.  Two of them differ by less than 1.732,
+// or 0.9995, so their floors differ by at most the radius.
 struct CellMap {
   int axes = 0;
   double origin[3] = {0, 0, 0};
@@ -61,7 +63,7 @@ struct CellMap {
   }
 };
 
-CellMap choose_cells(const AxisBox& box, int axes, double reach) {
+CellMap choose_cells(const AxisBox& box, int axes, bool fine, double reach) {
   CellMap m;
   m.axes = axes;
   double extent = 0;
@@ -69,7 +71,8 @@ CellMap choose_cells(const AxisBox& box, int axes, double reach) {
     m.origin[a] = box.lo[a];
     extent = std::max(extent, box.hi[a] - box.lo[a]);
   }
-  double side = neighbour_reach(reach) * (1 + 1e-3) + 1e-12 * extent;
+  const double f = fine ? 1 / std::sqrt(static_cast<double>(axes)) : 1;
+  double side = neighbour_reach(reach) * f * (1 + 1e-3) + 1e-12 * extent;
   if (std::isfinite(side))
     m.side = side;
   else
@@ -149,16 +152,18 @@ void sort_by_cell(const NdPointsView& pts, const CellMap& m, NdGrid& grid, Threa
 
 }  // namespace
 
-NdGrid build_nd_grid(const NdPointsView& pts, double reach, ThreadTeam& team) {
+NdGrid build_nd_grid(const NdPointsView& pts, double reach, bool fine, ThreadTeam& team) {
   NdGrid grid;
   grid.dims = pts.dims;
   grid.axes = std::min(pts.dims, 3);
+  fine = fine && pts.dims <= 3;
+  grid.radius = fine ? 2 : 1;
   if (pts.n == 0) {
     grid.start.assign(1, 0);
     return grid;
   }
   AxisBox box = axis_box(pts, grid.axes, team);
-  CellMap m = choose_cells(box, grid.axes, reach);
+  CellMap m = choose_cells(box, grid.axes, fine, reach);
 
   // Cells per axis, and whether their product fits a 64-bit key.
   uint64_t count[3] = {1, 1, 1};
@@ -184,19 +189,20 @@ NdGrid build_nd_grid(const NdPointsView& pts, double reach, ThreadTeam& team) {
 }
 
 int NdWindow::cells_at(uint32_t c, CellRange ranges[kMaxRanges]) {
-  static constexpr int kOffset[3] = {0, -1, 1};
+  static constexpr int kOffset[5] = {0, -1, 1, -2, 2};
   const NdCell* cells = grid_.cells.data();
   const uint32_t ncells = grid_.ncells();
   const NdCell& k = cells[c];
   const int last = grid_.axes - 1;
-  const int count = grid_.axes == 2 ? 3 : 9;
+  const int width = 2 * grid_.radius + 1;
+  const int count = last == 2 ? width * width : width;
   for (int r = 0; r < count; ++r) {
     NdCell low = k;
-    low.c[0] += kOffset[r % 3];
-    if (last == 2) low.c[1] += kOffset[r / 3];
+    low.c[0] += kOffset[r % width];
+    if (last == 2) low.c[1] += kOffset[r / width];
     NdCell high = low;
-    low.c[last] = k.c[last] - 1;
-    high.c[last] = k.c[last] + 1;
+    low.c[last] = k.c[last] - grid_.radius;
+    high.c[last] = k.c[last] + grid_.radius;
     uint32_t lo = partition_point_near(ncells, have_hints_ ? lo_[r] : c,
                                        [&](uint32_t i) { return cells[i] < low; });
     uint32_t hi = partition_point_near(ncells, have_hints_ ? std::max(hi_[r], lo) : lo,

@@ -18,7 +18,7 @@ void nd_neighbour_pairs(const NdPointsView& pts, const uint32_t* row_of, double 
   out->count = 0;
   if (pts.n < 2) return;
   ThreadTeam team(resolve_threads(params.threads, pts.n), cancel);
-  NdGrid grid = build_nd_grid(pts, eps, team);
+  NdGrid grid = build_nd_grid(pts, eps, false, team);
   const uint32_t ncells = grid.ncells();
   const size_t grain = std::max<size_t>(1, std::min<size_t>(256, ncells / (team.size() * 32u)));
   std::vector<std::vector<gd_pair>> found((ncells + grain - 1) / grain);

@@ -87,13 +87,17 @@ inline bool operator<(const NdCell& a, const NdCell& b) {
 }
 inline bool operator<=(const NdCell& a, const NdCell& b) { return !(b < a); }
 
-// Points sorted by cell.  Cells are cubes of side slightly above eps on the
-// grid axes, so a neighbour of a point lies in its cell or in one of the
-// cells next to it on each grid axis (the 3^axes window); the other axes are
-// left to the exact test.
+// Points sorted by cell.  Coarse cells are cubes of side about eps on the
+// first min(dims, 3) axes: a neighbour lies in the 3^axes window, and the
+// other axes are left to the exact test.  Fine cells (dims <= 3 only) have a
+// diagonal of about eps (side eps / sqrt(dims)), so the points of a cell are
+// usually pairwise neighbours, and a neighbour lies at most 2 cells away on
+// each axis (the 5^axes window): more cells to visit, but dense data is
+// counted and joined cell by cell instead of point by point.
 struct NdGrid {
   int dims = 0;                 // coordinates per point
   int axes = 0;                 // grid axes: min(dims, 3)
+  int radius = 1;               // the window: cells at most this far on each axis
   std::vector<uint32_t> perm;   // sorted position -> point index
   std::vector<double> coords;   // coordinates in sorted order, dims per point
   std::vector<NdCell> cells;    // non-empty cells, ascending
@@ -104,16 +108,17 @@ struct NdGrid {
 };
 
 // reach: the largest |q_k - p_k| of a neighbour pair (eps, or the threshold
-// of the pair search); the grid is complete for it.
-NdGrid build_nd_grid(const NdPointsView& pts, double reach, ThreadTeam& team);
+// of the pair search); the grid is complete for it.  fine asks for fine
+// cells (ignored with more than three axes).
+NdGrid build_nd_grid(const NdPointsView& pts, double reach, bool fine, ThreadTeam& team);
 
-// The cells around a cell: for each combination of offsets -1, 0, +1 on all
-// grid axes but the last, one contiguous range of cells (offsets -1..+1 on
-// the last axis), found by exponential search from the previous cell's
-// bounds.  The first range is the cell's own column.
+// The cells around a cell: for each combination of offsets -r..r on all grid
+// axes but the last, one contiguous range of cells (offsets -r..r on the last
+// axis), found by exponential search from the previous cell's bounds.  The
+// first range is the cell's own column.
 class NdWindow {
  public:
-  static constexpr int kMaxRanges = 9;
+  static constexpr int kMaxRanges = 25;
 
   explicit NdWindow(const NdGrid& grid) : grid_(grid) {}
 
