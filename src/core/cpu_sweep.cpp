@@ -15,6 +15,7 @@
 //     neighbour, and a suffix minimum gives every level at once.
 #include <algorithm>
 #include <chrono>
+#include <utility>
 
 #include "cpu_phases.hpp"
 #include "cpu_window.hpp"
@@ -46,45 +47,79 @@ std::vector<Depth> point_depths(const std::vector<uint32_t>& counts,
   return depth;
 }
 
-// For each point p that is not core at every level, and each level
-// k >= depth[p] (where p is not core): best[k][p] = the sorted position of
-// p's neighbour of depth > k with the smallest point index, or kNoise.
-void border_levels(const Grid& grid, double eps, const std::vector<Depth>& depth, size_t nlevels,
-                   uint32_t* const* best, ThreadTeam& team) {
+// Edges between core points that first appear below the largest level:
+// edges[i][k] are the pairs of sorted positions found in the i-th chunk of
+// cells whose two points are core at level k but not both at level k + 1.
+using EdgeList = std::vector<std::pair<uint32_t, uint32_t>>;
+using LevelEdges = std::vector<std::vector<EdgeList>>;
+
+// One scan of each point p that is not core at every level:
+//   - borders: for each level k >= depth[p] (where p is not core),
+//     best[k][p] = the sorted position of p's neighbour of depth > k with
+//     the smallest point index, or kNoise;
+//   - edges: p's neighbours q with depth[q] >= depth[p] > 0 join p at level
+//     depth[p] - 1 (a pair of equal depth is taken from its first point).
+//     Of the neighbours in another cell, q is left out when it is within eps
+//     of one already taken from that cell: both are core at that level and
+//     their own pair, taken in full within their cell (or by the largest
+//     level's union), connects them.
+LevelEdges scan_levels(const Grid& grid, double eps, const std::vector<Depth>& depth,
+                       size_t nlevels, uint32_t* const* best, ThreadTeam& team) {
   const double* xs = grid.xs.data();
   const double* ys = grid.ys.data();
   const uint32_t* perm = grid.perm.data();
   const Depth* d = depth.data();
   const Depth top = static_cast<Depth>(nlevels);
+  const size_t grain = cell_grain(grid, team);
+  LevelEdges edges((grid.cells.size() + grain - 1) / grain, std::vector<EdgeList>(nlevels));
 
-  team.for_dynamic(grid.cells.size(), cell_grain(grid, team), [&](size_t c0, size_t c1) {
+  team.for_dynamic(grid.cells.size(), grain, [&](size_t c0, size_t c1) {
+    std::vector<EdgeList>& mine = edges[c0 / grain];  // chunks start at multiples of grain
     WindowCursor window(grid);
     WorkPoller poller(team.cancel());
-    PointRange rows[WindowCursor::kRows];
+    CellRange cols[WindowCursor::kRows];
     // smallest point index (and its sorted position) among neighbours of depth j + 1
     std::vector<uint32_t> first_index(nlevels), first_pos(nlevels);
     for (size_t c = c0; c < c1; ++c) {
       const uint32_t b = grid.start[c], e = grid.start[c + 1];
-      bool have_rows = false;
+      bool have_cols = false;
       for (uint32_t p = b; p < e; ++p) {
         const Depth dp = d[p];
         if (dp == top) continue;  // core at every level
-        if (!have_rows) {
-          window.at(static_cast<uint32_t>(c), rows);
-          have_rows = true;
+        if (!have_cols) {
+          window.cells_at(static_cast<uint32_t>(c), cols);
+          have_cols = true;
         }
         std::fill(first_index.begin() + dp, first_index.end(), kNoise);
+        const double px = xs[p], py = ys[p];
         size_t work = 0;
-        for (const PointRange& r : rows) {
-          for (uint32_t q = r.begin; q < r.end; ++q) {
-            const Depth dq = d[q];
-            if (dq <= dp || perm[q] >= first_index[dq - 1]) continue;
-            if (within_eps(xs[p], ys[p], xs[q], ys[q], eps)) {
-              first_index[dq - 1] = perm[q];
-              first_pos[dq - 1] = q;
+        for (const CellRange& col : cols) {
+          for (uint32_t n = col.begin; n < col.end; ++n) {
+            const uint32_t nb = grid.start[n], ne = grid.start[n + 1];
+            const bool own = n == c;
+            uint32_t taken[2] = {kNoise, kNoise};
+            for (uint32_t q = nb; q < ne; ++q) {
+              const Depth dq = d[q];
+              if (dq < dp || (dq == dp && (dp == 0 || q <= p))) continue;
+              const bool border = dq > dp && perm[q] < first_index[dq - 1];
+              const bool edge = dp > 0;
+              if (!(border || edge) || !within_eps(px, py, xs[q], ys[q], eps)) continue;
+              if (border) {
+                first_index[dq - 1] = perm[q];
+                first_pos[dq - 1] = q;
+              }
+              if (!edge) continue;
+              if (!own) {
+                if (taken[0] != kNoise && within_eps(xs[taken[0]], ys[taken[0]], xs[q], ys[q], eps))
+                  continue;
+                if (taken[1] != kNoise && within_eps(xs[taken[1]], ys[taken[1]], xs[q], ys[q], eps))
+                  continue;
+                taken[taken[0] == kNoise ? 0 : 1] = q;
+              }
+              mine[dp - 1].emplace_back(p, q);
             }
+            work += ne - nb;
           }
-          work += r.end - r.begin;
         }
         // Level k sees the neighbours of every depth above k.
         uint32_t index = kNoise, pos = kNoise;
@@ -99,57 +134,15 @@ void border_levels(const Grid& grid, double eps, const std::vector<Depth>& depth
       }
     }
   });
+  return edges;
 }
 
-// Cells holding a point of each depth 1..nlevels-1, ascending.
-std::vector<std::vector<uint32_t>> cells_by_depth(const Grid& grid, const std::vector<Depth>& depth,
-                                                  size_t nlevels) {
-  std::vector<std::vector<uint32_t>> cells(nlevels);
-  std::vector<uint32_t> last(nlevels, UINT32_MAX);
-  for (uint32_t c = 0; c < grid.ncells(); ++c) {
-    for (uint32_t p = grid.start[c]; p < grid.start[c + 1]; ++p) {
-      const Depth dp = depth[p];
-      if (dp == 0 || dp == nlevels || last[dp] == c) continue;
-      last[dp] = c;
-      cells[dp].push_back(c);
-    }
-  }
-  return cells;
-}
-
-// Level k's new core points (depth k + 1) joined to every core point of
-// level k within eps; a pair of two new points is met from its first.
-void union_level(const Grid& grid, double eps, const std::vector<Depth>& depth, Depth level,
-                 const std::vector<uint32_t>& cells, AtomicUnionFind& uf, ThreadTeam& team) {
-  const double* xs = grid.xs.data();
-  const double* ys = grid.ys.data();
-  const Depth* d = depth.data();
-  const Depth fresh = static_cast<Depth>(level + 1);
-
-  team.for_dynamic(cells.size(), 16, [&](size_t i0, size_t i1) {
-    WindowCursor window(grid);
-    WorkPoller poller(team.cancel());
-    PointRange rows[WindowCursor::kRows];
+// Unites level k's edges and frees them.
+void union_level(LevelEdges& edges, size_t k, AtomicUnionFind& uf, ThreadTeam& team) {
+  team.for_dynamic(edges.size(), 16, [&](size_t i0, size_t i1) {
     for (size_t i = i0; i < i1; ++i) {
-      const uint32_t c = cells[i];
-      window.at(c, rows);
-      for (uint32_t p = grid.start[c]; p < grid.start[c + 1]; ++p) {
-        if (d[p] != fresh) continue;
-        uint32_t rp = uf.find(p);
-        size_t work = 0;
-        for (const PointRange& r : rows) {
-          for (uint32_t q = r.begin; q < r.end; ++q) {
-            if (d[q] < fresh || (d[q] == fresh && q <= p)) continue;
-            uint32_t rq = uf.find(q);
-            if (rq != rp && within_eps(xs[p], ys[p], xs[q], ys[q], eps)) {
-              uf.unite(rp, rq);
-              rp = uf.find(rp);
-            }
-          }
-          work += r.end - r.begin;
-        }
-        poller.add(work);
-      }
+      for (const auto& pq : edges[i][k]) uf.unite(pq.first, pq.second);
+      EdgeList().swap(edges[i][k]);
     }
   });
 }
@@ -182,8 +175,7 @@ void cpu_sweep(const PointsView& pts, double eps, const std::vector<int64_t>& le
   std::vector<uint32_t>().swap(counts);
   stats.t_core += lap(watch);
 
-  border_levels(grid, eps, depth, nlevels, best, team);
-  const auto cells = cells_by_depth(grid, depth, nlevels);
+  LevelEdges edges = scan_levels(grid, eps, depth, nlevels, best, team);
   stats.t_label += lap(watch);
 
   AtomicUnionFind uf(pts.n);
@@ -194,7 +186,7 @@ void cpu_sweep(const PointsView& pts, double eps, const std::vector<int64_t>& le
   std::vector<uint32_t> rep(pts.n);
   const uint32_t* perm = grid.perm.data();
   for (size_t k = nlevels; k-- > 0;) {
-    if (k + 1 < nlevels) union_level(grid, eps, depth, static_cast<Depth>(k), cells[k + 1], uf, team);
+    union_level(edges, k, uf, team);
     stats.t_union += lap(watch);
 
     const uint32_t* bk = best[k];
