@@ -122,7 +122,7 @@ SELECT p.proname, p.prokind, p.provolatile, p.proparallel, p.proisstrict,
        obj_description(p.oid, 'pg_proc') IS NOT NULL AS has_comment
 FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.classid = 'pg_proc'::regclass
 JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'gpu_dbscan'
-ORDER BY p.proname;
+ORDER BY p.proname, p.proargtypes::regtype[]::text COLLATE "C";
 
 -- a window function needs OVER: PostgreSQL's own error
 SELECT gpu_dbscan(geom, 0.8, 1) FROM dbscan_inputs;

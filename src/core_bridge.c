@@ -130,33 +130,54 @@ is_device_failure(gd_status status)
 		status == GD_ERR_DEVICE_NOMEM;
 }
 
-/* Clusters a partition of points on the chosen back end (see core_bridge.h). */
-void
-bridge_cluster_points(const double *x, const double *y, const uint8_t *row_kind,
-					  int64_t nrows, int64_t npoints, double eps, int64_t minpoints,
-					  int32_t *cluster_ids)
+/* The points of a partition: x and y, or coords with dims per row. */
+typedef struct PointsInput
+{
+	const double *x;
+	const double *y;
+	const double *coords;		/* NULL: x and y */
+	int			dims;
+} PointsInput;
+
+/* One core call on the given back end. */
+static gd_status
+call_core(const PointsInput *in, const uint8_t *row_kind, int64_t nrows,
+		  double eps, int64_t minpoints, gd_backend backend,
+		  int32_t *cluster_ids, gd_run_stats *stats, gd_error *err)
 {
 	gd_params	params;
+
+	fill_params(&params, eps, minpoints, backend);
+	memset(stats, 0, sizeof(*stats));
+	memset(err, 0, sizeof(*err));
+	if (in->coords)
+		return gd_cluster_points_nd(in->coords, in->dims, row_kind, nrows, &params,
+									cluster_ids, stats, err);
+	return gd_cluster_points(in->x, in->y, row_kind, nrows, &params, cluster_ids, stats, err);
+}
+
+/*
+ * Clusters a partition of points on the given back end; a device failure
+ * under gpu_dbscan.backend = auto is retried on the CPU.
+ */
+static void
+cluster_points(const PointsInput *in, const uint8_t *row_kind, int64_t nrows,
+			   int64_t npoints, double eps, int64_t minpoints, gd_backend backend,
+			   int32_t *cluster_ids)
+{
 	gd_run_stats stats;
 	gd_error	err;
 	gd_status	status;
-	gd_backend	backend = choose_backend(nrows);
 
-	fill_params(&params, eps, minpoints, backend);
-	memset(&stats, 0, sizeof(stats));
-	memset(&err, 0, sizeof(err));
-	status = gd_cluster_points(x, y, row_kind, nrows, &params, cluster_ids, &stats, &err);
-
+	status = call_core(in, row_kind, nrows, eps, minpoints, backend, cluster_ids, &stats, &err);
 	if (status != GD_OK && backend == GD_BACKEND_GPU &&
 		gd_backend_setting == GD_SETTING_AUTO && is_device_failure(status))
 	{
 		ereport(NOTICE,
 				(errmsg("gpu_dbscan: the GPU run failed, clustering on the CPU instead"),
 				 errdetail("%s", err.message)));
-		fill_params(&params, eps, minpoints, GD_BACKEND_CPU);
-		memset(&stats, 0, sizeof(stats));
-		memset(&err, 0, sizeof(err));
-		status = gd_cluster_points(x, y, row_kind, nrows, &params, cluster_ids, &stats, &err);
+		status = call_core(in, row_kind, nrows, eps, minpoints, GD_BACKEND_CPU,
+						   cluster_ids, &stats, &err);
 	}
 	if (status != GD_OK)
 		raise_core_error(&err);
@@ -169,6 +190,58 @@ bridge_cluster_points(const double *x, const double *y, const uint8_t *row_kind,
 		last_run.stats.points = npoints;
 }
 
+/* Clusters a partition of points on the chosen back end (see core_bridge.h). */
+void
+bridge_cluster_points(const double *x, const double *y, const uint8_t *row_kind,
+					  int64_t nrows, int64_t npoints, double eps, int64_t minpoints,
+					  int32_t *cluster_ids)
+{
+	PointsInput in = {x, y, NULL, 2};
+
+	cluster_points(&in, row_kind, nrows, npoints, eps, minpoints, choose_backend(nrows),
+				   cluster_ids);
+}
+
+/*
+ * Clusters a partition of n-D points (see core_bridge.h): two axes go where
+ * gpu_dbscan.backend says, more always to the CPU (the GPU back end has no
+ * n-D path).
+ */
+void
+bridge_cluster_points_nd(const double *coords, int dims, const uint8_t *row_kind,
+						 int64_t nrows, int64_t npoints, double eps, int64_t minpoints,
+						 int32_t *cluster_ids)
+{
+	PointsInput in = {NULL, NULL, coords, dims};
+
+	cluster_points(&in, row_kind, nrows, npoints, eps, minpoints,
+				   dims == 2 ? choose_backend(nrows) : GD_BACKEND_CPU, cluster_ids);
+}
+
+/* Raises the error of a pair search that failed, after freeing its list. */
+static void
+check_pairs(gd_status status, gd_pair_list *out, const gd_error *err)
+{
+	if (status == GD_OK)
+		return;
+	gd_pair_list_free(out);
+	raise_core_error(err);
+}
+
+/* Neighbour pairs of n-D points, on the CPU (see core_bridge.h). */
+void
+bridge_neighbour_pairs_nd(const double *coords, int dims, const uint8_t *row_kind,
+						  int64_t nrows, double eps, gd_pair_list *out)
+{
+	gd_params	params;
+	gd_error	err;
+
+	fill_params(&params, eps, 0, GD_BACKEND_CPU);
+	memset(&err, 0, sizeof(err));
+	check_pairs(gd_neighbour_pairs_nd(coords, dims, row_kind, nrows, eps, &params, out, &err),
+				out, &err);
+}
+
 /* Candidate pairs of a partition with non-point rows (see core_bridge.h). */
 void
 bridge_candidate_pairs(const gd_box *boxes, const uint8_t *row_kind, int64_t nrows,
@@ -179,13 +252,7 @@ bridge_candidate_pairs(const gd_box *boxes, const uint8_t *row_kind, int64_t nro
 
 	fill_params(&params, eps, 0, GD_BACKEND_CPU);
 	memset(&err, 0, sizeof(err));
-	out->pairs = NULL;
-	out->count = 0;
-	if (gd_candidate_pairs(boxes, row_kind, nrows, eps, &params, out, &err) != GD_OK)
-	{
-		gd_pair_list_free(out);
-		raise_core_error(&err);
-	}
+	check_pairs(gd_candidate_pairs(boxes, row_kind, nrows, eps, &params, out, &err), out, &err);
 }
 
 /* Clusters an explicit neighbour graph (see core_bridge.h). */

@@ -19,6 +19,21 @@ extern void bridge_cluster_points(const double *x, const double *y,
 								  int64_t npoints, double eps, int64_t minpoints,
 								  int32_t *cluster_ids);
 
+/*
+ * Clusters a partition of n-D points (coords: dims per row, see
+ * gd_cluster_points_nd); dims >= 3 runs on the CPU whatever
+ * gpu_dbscan.backend says.
+ */
+extern void bridge_cluster_points_nd(const double *coords, int dims,
+									 const uint8_t *row_kind, int64_t nrows,
+									 int64_t npoints, double eps, int64_t minpoints,
+									 int32_t *cluster_ids);
+
+/* Pairs of n-D points within eps, on the CPU; free with gd_pair_list_free. */
+extern void bridge_neighbour_pairs_nd(const double *coords, int dims,
+									  const uint8_t *row_kind, int64_t nrows,
+									  double eps, gd_pair_list *out);
+
 /* Candidate pairs of non-point rows; free with gd_pair_list_free. */
 extern void bridge_candidate_pairs(const gd_box *boxes, const uint8_t *row_kind,
 								   int64_t nrows, double eps, gd_pair_list *out);

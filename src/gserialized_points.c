@@ -224,9 +224,12 @@ walk_geometry(GsCursor *c, GsWalk *walk)
 	}
 }
 
-/* Decodes one non-NULL geometry datum (see gserialized_points.h). */
-void
-gserialized_decode(Datum geom, PostgisFns *fns, GeomInfo *out)
+/*
+ * Decodes one non-NULL geometry (geodetic false) or geography (geodetic
+ * true) datum (see gserialized_decode for fns).
+ */
+static void
+decode(Datum geom, PostgisFns *fns, GeomInfo *out, bool geodetic)
 {
 	struct varlena *raw = (struct varlena *) DatumGetPointer(geom);
 	struct varlena *v = PG_DETOAST_DATUM_PACKED(geom);
@@ -250,8 +253,10 @@ gserialized_decode(Datum geom, PostgisFns *fns, GeomInfo *out)
 
 	if (gflags & GS_FLAG_VERSION_X)
 		corrupt("unknown serialization version", 3);
-	if (gflags & GS_FLAG_GEODETIC)
+	if (!geodetic && (gflags & GS_FLAG_GEODETIC))
 		corrupt("geodetic flag set on a geometry", 3);
+	if (geodetic && !(gflags & GS_FLAG_GEODETIC))
+		corrupt("geodetic flag not set on a geography", 3);
 	ndims = 2 + ((gflags & GS_FLAG_Z) ? 1 : 0) + ((gflags & GS_FLAG_M) ? 1 : 0);
 
 	if ((gflags & GS_FLAG_VERSION2) && (gflags & GS_FLAG_EXTENDED))
@@ -261,7 +266,8 @@ gserialized_decode(Datum geom, PostgisFns *fns, GeomInfo *out)
 	}
 	if (gflags & GS_FLAG_BBOX)
 	{
-		size_t		boxbytes = 2 * (size_t) ndims * sizeof(float);
+		/* a geodetic box is geocentric: x, y and z ranges */
+		size_t		boxbytes = (geodetic ? 6 : 2 * (size_t) ndims) * sizeof(float);
 
 		need(&c, boxbytes, "truncated bounding box");
 		memcpy(fbox, c.base + c.off, sizeof(fbox));	/* xmin, xmax, ymin, ymax */
@@ -285,6 +291,10 @@ gserialized_decode(Datum geom, PostgisFns *fns, GeomInfo *out)
 				need(&peek, (size_t) ndims * sizeof(double), "truncated point");
 				memcpy(&out->x, peek.base + peek.off, sizeof(double));
 				memcpy(&out->y, peek.base + peek.off + sizeof(double), sizeof(double));
+				out->has_z = (gflags & GS_FLAG_Z) != 0;
+				out->z = 0.0;
+				if (out->has_z)
+					memcpy(&out->z, peek.base + peek.off + 2 * sizeof(double), sizeof(double));
 				out->kind = GEOM_POINT;
 				out->finite = isfinite(out->x) && isfinite(out->y);
 			}
@@ -311,14 +321,14 @@ gserialized_decode(Datum geom, PostgisFns *fns, GeomInfo *out)
 				 * which for a curve only PostGIS can compute.
 				 */
 				out->kind = GEOM_OTHER;
-				if (have_box)
+				if (have_box && !geodetic)
 				{
 					out->xmin = fbox[0];
 					out->xmax = fbox[1];
 					out->ymin = fbox[2];
 					out->ymax = fbox[3];
 				}
-				else if (!walk.has_arcs)
+				else if (!walk.has_arcs || fns == NULL)
 				{
 					out->xmin = walk.xmin;
 					out->ymin = walk.ymin;
@@ -336,25 +346,49 @@ gserialized_decode(Datum geom, PostgisFns *fns, GeomInfo *out)
 		pfree(v);
 }
 
-/* Serializes a 2D point (see gserialized_points.h). */
-Datum
-gserialized_make_point(double x, double y, int32 srid)
+/* Decodes one non-NULL geometry datum (see gserialized_points.h). */
+void
+gserialized_decode(Datum geom, PostgisFns *fns, GeomInfo *out)
 {
-	const size_t size = VARHDRSZ + 4 + 2 * sizeof(uint32) + 2 * sizeof(double);
-	uint8	   *buf = palloc(size);
-	uint8	   *p = buf + VARHDRSZ;
+	decode(geom, fns, out, false);
+}
+
+/* Decodes one non-NULL geography datum (see gserialized_points.h). */
+void
+gserialized_decode_geography(Datum geog, GeomInfo *out)
+{
+	decode(geog, NULL, out, true);
+}
+
+/* Writes a serialized 2D point into buf (see gserialized_points.h). */
+void
+gserialized_write_point(void *buf, double x, double y, int32 srid, bool geodetic)
+{
+	uint8	   *p = (uint8 *) buf + VARHDRSZ;
 	uint32		s = (uint32) srid & 0x1FFFFF;	/* 21 bits, two's complement */
 	uint32		type = GS_POINT;
 	uint32		count = 1;
 
-	SET_VARSIZE(buf, size);
+	StaticAssertStmt(GSERIALIZED_POINT_SIZE ==
+					 VARHDRSZ + 4 + 2 * sizeof(uint32) + 2 * sizeof(double),
+					 "GSERIALIZED_POINT_SIZE is the size of a 2D point");
+	SET_VARSIZE(buf, GSERIALIZED_POINT_SIZE);
 	p[0] = (uint8) (s >> 16);
 	p[1] = (uint8) (s >> 8);
 	p[2] = (uint8) s;
-	p[3] = GS_FLAG_VERSION2;
+	p[3] = GS_FLAG_VERSION2 | (geodetic ? GS_FLAG_GEODETIC : 0);
 	memcpy(p + 4, &type, sizeof(type));
 	memcpy(p + 8, &count, sizeof(count));
 	memcpy(p + 12, &x, sizeof(double));
 	memcpy(p + 20, &y, sizeof(double));
+}
+
+/* Serializes a 2D point (see gserialized_points.h). */
+Datum
+gserialized_make_point(double x, double y, int32 srid)
+{
+	void	   *buf = palloc(GSERIALIZED_POINT_SIZE);
+
+	gserialized_write_point(buf, x, y, srid, false);
 	return PointerGetDatum(buf);
 }

@@ -28,6 +28,8 @@ typedef struct GeomInfo
 	bool		finite;			/* false: some x or y is NaN or infinite */
 	double		x,				/* GEOM_POINT */
 				y;
+	bool		has_z;			/* GEOM_POINT: the value has a Z ordinate */
+	double		z;				/* GEOM_POINT with has_z: its Z (not checked by finite) */
 	double		xmin,			/* GEOM_OTHER: the box PostGIS uses for it */
 				ymin,
 				xmax,
@@ -36,14 +38,32 @@ typedef struct GeomInfo
 
 /*
  * Decodes one non-NULL geometry datum into *out.  Corrupt input is an ERROR.
- * fns is used only for a curved geometry that carries no serialized box.
+ * fns is used only for a curved geometry that carries no serialized box;
+ * with fns NULL such a geometry gets the box of its vertices (enough to
+ * tell its kind).
  */
 extern void gserialized_decode(Datum geom, PostgisFns *fns, GeomInfo *out);
+
+/*
+ * The same for a geography value (GEODETIC flag set; its box, if any, is
+ * geocentric and not read): kind, srid, finite, and x = longitude, y =
+ * latitude (degrees) for a point.
+ */
+extern void gserialized_decode_geography(Datum geog, GeomInfo *out);
 
 /*
  * A serialized 2D point (GSERIALIZED v2) of the given SRID, palloc'd in the
  * current memory context: what a point row is handed to st_dwithin as.
  */
 extern Datum gserialized_make_point(double x, double y, int32 srid);
+
+/* Bytes of a serialized 2D point, varlena header included. */
+#define GSERIALIZED_POINT_SIZE 32
+
+/*
+ * Writes a serialized 2D point into buf (GSERIALIZED_POINT_SIZE bytes,
+ * int-aligned): a geometry, or a geography (lon, lat) when geodetic.
+ */
+extern void gserialized_write_point(void *buf, double x, double y, int32 srid, bool geodetic);
 
 #endif							/* GPU_DBSCAN_GSERIALIZED_POINTS_H */

@@ -67,6 +67,14 @@ lookup_function(Oid geometry_type, const char *name, int nargs, const Oid *argty
 	fmgr_info_cxt(fn, finfo, cxt);
 }
 
+/* Looks up a PostGIS function (see postgis_fn.h). */
+void
+postgis_lookup_function(Oid anchor_type, const char *name, int nargs, const Oid *argtypes,
+						FmgrInfo *finfo, MemoryContext cxt)
+{
+	lookup_function(anchor_type, name, nargs, argtypes, finfo, cxt);
+}
+
 /* Prepares *fns; nothing is looked up until it is needed. */
 void
 postgis_fns_init(PostgisFns *fns, Oid geometry_type, MemoryContext cxt)

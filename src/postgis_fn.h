@@ -28,6 +28,14 @@ typedef struct PostgisFns
 } PostgisFns;
 
 extern void postgis_fns_init(PostgisFns *fns, Oid geometry_type, MemoryContext cxt);
+
+/*
+ * Looks up PostGIS function name(argtypes) in the schema of type anchor_type
+ * (geometry or geography) and fills *finfo for calls from cxt; an error when
+ * there is none.
+ */
+extern void postgis_lookup_function(Oid anchor_type, const char *name, int nargs,
+									const Oid *argtypes, FmgrInfo *finfo, MemoryContext cxt);
 extern bool postgis_box2d(PostgisFns *fns, Datum geom, double *xmin, double *ymin,
 						  double *xmax, double *ymax);
 extern bool postgis_dwithin(PostgisFns *fns, Datum a, Datum b, double eps);

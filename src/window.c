@@ -190,9 +190,7 @@ read_partition(WindowObject win, PostgisFns *fns, int64 nrows, PartitionRows *ro
 {
 	MemoryContext work = CurrentMemoryContext;
 	MemoryContext scratch;
-	bool		have_srid = false;
-	int32		srid = 0;
-	int64		srid_row = 0;
+	SridCheck	srids = {0};
 	int64		i;
 
 	memset(rows, 0, sizeof(*rows));
@@ -230,22 +228,8 @@ read_partition(WindowObject win, PostgisFns *fns, int64 nrows, PartitionRows *ro
 		rows->kind[i] = (uint8) g.kind;
 
 		if (!g.finite)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("gpu_dbscan: geometry has a NaN or infinite coordinate"),
-					 errdetail("Row %lld of the window partition.", (long long) i + 1)));
-		if (!have_srid)
-		{
-			have_srid = true;
-			srid = g.srid;
-			srid_row = i;
-		}
-		else if (g.srid != srid)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("gpu_dbscan: geometries of one partition have different SRIDs"),
-					 errdetail("Row %lld has SRID %d, row %lld has SRID %d.",
-							   (long long) srid_row + 1, srid, (long long) i + 1, g.srid)));
+			window_error_nonfinite(i);
+		window_check_srid(&srids, g.srid, i);
 
 		if (g.kind == GEOM_POINT)
 		{
@@ -258,19 +242,45 @@ read_partition(WindowObject win, PostgisFns *fns, int64 nrows, PartitionRows *ro
 		MemoryContextReset(scratch);
 	}
 
-	rows->srid = srid;
+	rows->srid = srids.srid;
 	MemoryContextDelete(scratch);
 }
 
-/* Seconds since start. */
-static double
-seconds_since(instr_time start)
+/* What the exact test of a candidate pair needs. */
+typedef struct ExactTest
 {
-	instr_time	now;
+	PostgisFns *fns;
+	PartitionRows *rows;
+	gd_box	   *boxes;			/* PostGIS's own boxes */
+	Datum	   *geoms;			/* each non-point row's copy, by row */
+	double		eps;
+} ExactTest;
 
-	INSTR_TIME_SET_CURRENT(now);
-	INSTR_TIME_SUBTRACT(now, start);
-	return INSTR_TIME_GET_DOUBLE(now);
+/*
+ * Whether a candidate pair is a pair of neighbours: PostGIS's envelope
+ * filter, then the point predicate for two points, st_dwithin otherwise.
+ * Runs in a memory context the caller resets.
+ */
+static bool
+exact_test(void *arg, gd_pair p)
+{
+	ExactTest  *t = (ExactTest *) arg;
+	PartitionRows *rows = t->rows;
+	Datum		a,
+				b;
+
+	if (!envelope_reaches(&t->boxes[p.i], &t->boxes[p.j], t->eps) &&
+		!envelope_reaches(&t->boxes[p.j], &t->boxes[p.i], t->eps))
+		return false;
+	if (rows->kind[p.i] == GEOM_POINT && rows->kind[p.j] == GEOM_POINT)
+		return points_within(rows->x[p.i], rows->y[p.i], rows->x[p.j], rows->y[p.j], t->eps);
+
+	/* a point's value: a 2D point of the partition's SRID */
+	a = t->geoms[p.i] ? t->geoms[p.i] :
+		gserialized_make_point(rows->x[p.i], rows->y[p.i], rows->srid);
+	b = t->geoms[p.j] ? t->geoms[p.j] :
+		gserialized_make_point(rows->x[p.j], rows->y[p.j], rows->srid);
+	return postgis_dwithin(t->fns, a, b, t->eps);
 }
 
 /*
@@ -282,95 +292,34 @@ static void
 cluster_geometries(PostgisFns *fns, PartitionRows *rows, double eps, int64 minpoints,
 				   int32 *ids)
 {
-	MemoryContext work = CurrentMemoryContext;
-	MemoryContext scratch;
 	int64		n = rows->nrows;
-	gd_box	   *boxes;
+	ExactTest	test;
 	gd_pair_list list;
-	instr_time	start,
-				phase;
-	double		t_pairs,
-				t_exact = 0,
-				t_graph = 0;
+	instr_time	start;
+	int64		k;
 
 	INSTR_TIME_SET_CURRENT(start);
 
+	/* each non-point row's copy, by row */
+	test.geoms = MemoryContextAllocHuge(CurrentMemoryContext, Max(n, 1) * sizeof(Datum));
+	memset(test.geoms, 0, Max(n, 1) * sizeof(Datum));
+	for (k = 0; k < rows->nother; k++)
+		test.geoms[rows->other_row[k]] = rows->other_geom[k];
+	test.fns = fns;
+	test.rows = rows;
+	test.eps = eps;
+
 	/* one box per row (a point is a box with min == max), grown for the core */
-	boxes = MemoryContextAllocHuge(work, Max(n, 1) * sizeof(gd_box));
-	fill_boxes(rows, boxes);
-	grow_boxes(boxes, n, eps);
-	bridge_candidate_pairs(boxes, rows->kind, n, eps, &list);
-	t_pairs = seconds_since(start);
+	test.boxes = MemoryContextAllocHuge(CurrentMemoryContext, Max(n, 1) * sizeof(gd_box));
+	fill_boxes(rows, test.boxes);
+	grow_boxes(test.boxes, n, eps);
+	bridge_candidate_pairs(test.boxes, rows->kind, n, eps, &list);
 
-	/* PostGIS's own boxes again, for the exact filter */
-	fill_boxes(rows, boxes);
+	/* PostGIS's own boxes again, for the exact filter (nothing here can fail) */
+	fill_boxes(rows, test.boxes);
 
-	scratch = AllocSetContextCreate(work, "gpu_dbscan exact test", ALLOCSET_SMALL_SIZES);
-
-	/* the core's pair list is malloc'd: free it whatever happens */
-	PG_TRY();
-	{
-		Datum	   *geoms;
-		int64		kept = 0;
-		int64		k;
-
-		INSTR_TIME_SET_CURRENT(phase);
-
-		/* each non-point row's copy, by row */
-		geoms = MemoryContextAllocHuge(work, Max(n, 1) * sizeof(Datum));
-		memset(geoms, 0, Max(n, 1) * sizeof(Datum));
-		for (k = 0; k < rows->nother; k++)
-			geoms[rows->other_row[k]] = rows->other_geom[k];
-
-		/* the exact test, keeping the pairs that pass in place */
-		for (k = 0; k < list.count; k++)
-		{
-			gd_pair		p = list.pairs[k];
-			bool		within;
-
-			if (k % INTERRUPT_CHECK_INTERVAL == 0)
-				CHECK_FOR_INTERRUPTS();
-			if (!envelope_reaches(&boxes[p.i], &boxes[p.j], eps) &&
-				!envelope_reaches(&boxes[p.j], &boxes[p.i], eps))
-				within = false;
-			else if (rows->kind[p.i] == GEOM_POINT && rows->kind[p.j] == GEOM_POINT)
-				within = points_within(rows->x[p.i], rows->y[p.i],
-									   rows->x[p.j], rows->y[p.j], eps);
-			else
-			{
-				Datum		a,
-							b;
-
-				/* a point's value: a 2D point of the partition's SRID */
-				MemoryContextSwitchTo(scratch);
-				a = geoms[p.i] ? geoms[p.i] :
-					gserialized_make_point(rows->x[p.i], rows->y[p.i], rows->srid);
-				b = geoms[p.j] ? geoms[p.j] :
-					gserialized_make_point(rows->x[p.j], rows->y[p.j], rows->srid);
-				within = postgis_dwithin(fns, a, b, eps);
-				MemoryContextSwitchTo(work);
-				MemoryContextReset(scratch);
-			}
-			if (within)
-				list.pairs[kept++] = p;
-		}
-		pfree(geoms);
-		pfree(boxes);
-		t_exact = seconds_since(phase);
-
-		INSTR_TIME_SET_CURRENT(phase);
-		bridge_cluster_graph(rows->kind, n, list.pairs, kept, minpoints, ids);
-		t_graph = seconds_since(phase);
-	}
-	PG_FINALLY();
-	{
-		gd_pair_list_free(&list);
-	}
-	PG_END_TRY();
-
-	MemoryContextDelete(scratch);
-	bridge_record_graph_run(n, rows->npoints + rows->nother, t_pairs, t_exact,
-							t_graph, seconds_since(start));
+	window_cluster_pairs(&list, exact_test, &test, rows->kind, n,
+						 rows->npoints + rows->nother, minpoints, ids, start);
 }
 
 /*

@@ -1,13 +1,17 @@
 /*
  * window_common.c — what the window functions share (see window_common.h).
  */
+#include "gd_core.h"			/* before postgres.h: see core_bridge.h */
+
 #include "postgres.h"
 
 #include <limits.h>
 #include <math.h>
 
+#include "miscadmin.h"
 #include "utils/memutils.h"
 
+#include "core_bridge.h"
 #include "window_common.h"
 
 /* eps and minpoints from the partition's first row (see window_common.h). */
@@ -86,4 +90,129 @@ window_cluster_id(FunctionCallInfo fcinfo, WindowClusterFn cluster)
 	if (res->ids[row] < 0)
 		PG_RETURN_NULL();
 	PG_RETURN_INT32(res->ids[row]);
+}
+
+/* Records row's SRID (see window_common.h). */
+void
+window_check_srid(SridCheck *check, int32 srid, int64 row)
+{
+	if (!check->have)
+	{
+		check->have = true;
+		check->srid = srid;
+		check->row = row;
+	}
+	else if (srid != check->srid)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("gpu_dbscan: geometries of one partition have different SRIDs"),
+				 errdetail("Row %lld has SRID %d, row %lld has SRID %d.",
+						   (long long) check->row + 1, check->srid, (long long) row + 1, srid)));
+}
+
+/* An error about one row (see window_common.h). */
+void
+window_row_error(int64 row, int sqlerrcode, const char *message, const char *hint)
+{
+	ereport(ERROR,
+			(errcode(sqlerrcode),
+			 errmsg_internal("%s", message),
+			 errdetail("Row %lld of the window partition.", (long long) row + 1),
+			 hint ? errhint("%s", hint) : 0));
+}
+
+/* The error for a NaN or infinite coordinate (see window_common.h). */
+void
+window_error_nonfinite(int64 row)
+{
+	window_row_error(row, ERRCODE_INVALID_PARAMETER_VALUE,
+					 "gpu_dbscan: geometry has a NaN or infinite coordinate", NULL);
+}
+
+/* Reads the first argument of every row (see window_common.h). */
+void
+window_read_rows(WindowObject win, int64 nrows, WindowRowFn read_row, void *arg)
+{
+	MemoryContext scratch;
+	MemoryContext old;
+	int64		row;
+
+	scratch = AllocSetContextCreate(CurrentMemoryContext, "gpu_dbscan row",
+									ALLOCSET_SMALL_SIZES);
+	old = MemoryContextSwitchTo(scratch);
+	for (row = 0; row < nrows; row++)
+	{
+		bool		isnull;
+		Datum		value;
+
+		if ((row & 4095) == 0)
+			CHECK_FOR_INTERRUPTS();
+		value = WinGetFuncArgInPartition(win, 0, (int) row, WINDOW_SEEK_HEAD, false,
+										 &isnull, NULL);
+		read_row(arg, row, value, isnull);
+		MemoryContextReset(scratch);
+	}
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(scratch);
+}
+
+/* Seconds since start (see window_common.h). */
+double
+window_seconds_since(instr_time start)
+{
+	instr_time	now;
+
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, start);
+	return INSTR_TIME_GET_DOUBLE(now);
+}
+
+/* Exact test of the candidate pairs, then the graph (see window_common.h). */
+void
+window_cluster_pairs(gd_pair_list *list, PairTestFn test, void *arg, const uint8 *kind,
+					 int64 nrows, int64 ngeoms, int64 minpoints, int32 *ids,
+					 instr_time start)
+{
+	MemoryContext work = CurrentMemoryContext;
+	MemoryContext scratch;
+	double		t_pairs = window_seconds_since(start);
+	double		t_exact = 0;
+	double		t_graph = 0;
+
+	/* the core's pair list is malloc'd: free it whatever happens */
+	PG_TRY();
+	{
+		instr_time	phase;
+		int64		kept = 0;
+		int64		k;
+
+		scratch = AllocSetContextCreate(work, "gpu_dbscan exact test", ALLOCSET_SMALL_SIZES);
+		INSTR_TIME_SET_CURRENT(phase);
+		MemoryContextSwitchTo(scratch);
+		for (k = 0; k < list->count; k++)
+		{
+			if (k % 1024 == 0)
+			{
+				CHECK_FOR_INTERRUPTS();
+				MemoryContextReset(scratch);
+			}
+			if (test(arg, list->pairs[k]))
+				list->pairs[kept++] = list->pairs[k];
+		}
+		MemoryContextSwitchTo(work);
+		MemoryContextDelete(scratch);
+		t_exact = window_seconds_since(phase);
+
+		INSTR_TIME_SET_CURRENT(phase);
+		bridge_cluster_graph(kind, nrows, list->pairs, kept, minpoints, ids);
+		t_graph = window_seconds_since(phase);
+	}
+	PG_FINALLY();
+	{
+		gd_pair_list_free(list);
+	}
+	PG_END_TRY();
+
+	bridge_record_graph_run(nrows, ngeoms, t_pairs, t_exact, t_graph,
+							window_seconds_since(start));
 }

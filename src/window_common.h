@@ -3,12 +3,17 @@
  * eps and minpoints read from the partition's first row with
  * ST_ClusterDBSCAN's checks, the partition's row count, and the shape of a
  * clustering window function (cluster the whole partition at its first
- * row, keep one id per row, return the current row's id).
+ * row, keep one id per row, return the current row's id), and clustering
+ * from candidate pairs with an exact test.
+ *
+ * Uses gd_core.h's types: include gd_core.h before postgres.h (see
+ * core_bridge.h), then this header.
  */
 #ifndef GPU_DBSCAN_WINDOW_COMMON_H
 #define GPU_DBSCAN_WINDOW_COMMON_H
 
 #include "fmgr.h"
+#include "portability/instr_time.h"
 #include "windowapi.h"
 
 /* What a window function keeps for its partition, in partition-local memory. */
@@ -41,5 +46,56 @@ extern int64 window_partition_rows(WindowObject win);
  * -1).
  */
 extern Datum window_cluster_id(FunctionCallInfo fcinfo, WindowClusterFn cluster);
+
+/* The SRID every non-NULL row of a partition must share. */
+typedef struct SridCheck
+{
+	bool		have;			/* a row has been seen */
+	int32		srid;
+	int64		row;			/* the first row (0-based) */
+} SridCheck;
+
+/* Records row's SRID; an error when it differs from an earlier row's. */
+extern void window_check_srid(SridCheck *check, int32 srid, int64 row);
+
+/*
+ * An error about row (0-based) of the partition: SQLSTATE sqlerrcode, the
+ * message, "Row N of the window partition." and a hint (NULL for none).
+ */
+extern void window_row_error(int64 row, int sqlerrcode, const char *message,
+							 const char *hint) pg_attribute_noreturn();
+
+/* The error for a NaN or infinite coordinate in row (0-based). */
+extern void window_error_nonfinite(int64 row) pg_attribute_noreturn();
+
+/*
+ * Calls read_row(arg, row, value, isnull) for the window function's first
+ * argument in every row of the partition, in order, in a memory context
+ * that is reset after each row (argument evaluation and detoasting happen
+ * there; read_row keeps nothing it allocates), with a check for interrupts
+ * every few thousand rows.
+ */
+typedef void (*WindowRowFn) (void *arg, int64 row, Datum value, bool isnull);
+extern void window_read_rows(WindowObject win, int64 nrows, WindowRowFn read_row, void *arg);
+
+/* Seconds since start. */
+extern double window_seconds_since(instr_time start);
+
+/*
+ * Whether a candidate pair (rows i < j) is a pair of neighbours; runs in a
+ * memory context that is reset every so often, and may raise an error.
+ */
+typedef bool (*PairTestFn) (void *arg, gd_pair pair);
+
+/*
+ * The second half of clustering from candidate pairs: keeps the pairs of
+ * list (from the core, malloc'ed) that test accepts, clusters the graph they
+ * make (gd_cluster_graph), and records the run for gpu_dbscan_last_run()
+ * (ngeoms clustered rows; start is when the candidate search began).  list
+ * is freed whatever happens.
+ */
+extern void window_cluster_pairs(gd_pair_list *list, PairTestFn test, void *arg,
+								 const uint8 *kind, int64 nrows, int64 ngeoms,
+								 int64 minpoints, int32 *ids, instr_time start);
 
 #endif							/* GPU_DBSCAN_WINDOW_COMMON_H */

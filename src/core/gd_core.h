@@ -168,6 +168,9 @@ gd_status	gd_cluster_graph(const uint8_t *row_kind, int64_t nrows,
  * gd_cluster_points); dims >= 3 always runs on the CPU, whatever
  * params->backend says, and stats->backend reports GD_BACKEND_CPU.
  */
+#define GD_ND_MIN_DIMS 2
+#define GD_ND_MAX_DIMS 8
+
 gd_status	gd_cluster_points_nd(const double *coords, int dims,
 								 const uint8_t *row_kind, int64_t nrows,
 								 const gd_params *params, int32_t *cluster_ids,

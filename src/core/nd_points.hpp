@@ -23,8 +23,8 @@
 
 namespace gd {
 
-constexpr int kMinDims = 2;
-constexpr int kMaxDims = 8;
+constexpr int kMinDims = GD_ND_MIN_DIMS;
+constexpr int kMaxDims = GD_ND_MAX_DIMS;
 
 // Non-empty points of one partition in row order, row-major: point i is
 // coords[i * dims .. i * dims + dims).
