@@ -70,3 +70,129 @@ LANGUAGE C IMMUTABLE PARALLEL SAFE WINDOW;
 
 COMMENT ON FUNCTION gpu_dbscan(geography, float8, int) IS
 'DBSCAN cluster id of each geography point of the window partition (NULL for noise), eps in metres on the sphere: rows i < j are neighbours when ST_DWithin(geog_i, geog_j, eps_m, false)';
+
+-- ---- Aggregates, point types and minpoints sweeps ----------------------
+--
+-- The aggregates collect their rows (decoded points, and the values of
+-- other geometries) into an internal state, serialized as bytea between
+-- parallel workers; eps and minpoints are read from the first row, as the
+-- window function reads them from its partition's first row.  The rows are
+-- clustered in the aggregate's input order: with ORDER BY exactly as
+-- gpu_dbscan OVER (ORDER BY ...) clusters them (PostgreSQL does not run an
+-- ordered aggregate in parallel); without ORDER BY, under parallel
+-- aggregation, each worker's rows in turn, in the order the leader combines
+-- them.
+
+CREATE FUNCTION gpu_dbscan_agg_transfn(internal, geometry, float8, int)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'gpu_dbscan_agg_transfn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION gpu_dbscan_collect_transfn(internal, geometry, float8, int)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'gpu_dbscan_collect_transfn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION gpu_dbscan_params_transfn(internal, geometry, float8[], int[])
+RETURNS internal
+AS 'MODULE_PATHNAME', 'gpu_dbscan_params_transfn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION gpu_dbscan_agg_combinefn(internal, internal)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'gpu_dbscan_agg_combinefn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION gpu_dbscan_agg_serialfn(internal)
+RETURNS bytea
+AS 'MODULE_PATHNAME', 'gpu_dbscan_agg_serialfn'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION gpu_dbscan_agg_deserialfn(bytea, internal)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'gpu_dbscan_agg_deserialfn'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION gpu_dbscan_agg_finalfn(internal)
+RETURNS int[]
+AS 'MODULE_PATHNAME', 'gpu_dbscan_agg_finalfn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION gpu_dbscan_collect_finalfn(internal)
+RETURNS geometry[]
+AS 'MODULE_PATHNAME', 'gpu_dbscan_collect_finalfn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE TYPE gpu_dbscan_params_row AS (
+    eps float8,
+    minpoints int,
+    clusters int,
+    noise_fraction float8,
+    largest_cluster int
+);
+
+COMMENT ON TYPE gpu_dbscan_params_row IS
+'One (eps, minpoints) pair of gpu_dbscan_params: the number of clusters, the share of rows with a geometry that are noise, the rows of the largest cluster';
+
+CREATE FUNCTION gpu_dbscan_params_finalfn(internal)
+RETURNS gpu_dbscan_params_row[]
+AS 'MODULE_PATHNAME', 'gpu_dbscan_params_finalfn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE AGGREGATE gpu_dbscan_agg(geom geometry, eps float8, minpoints int) (
+    SFUNC = gpu_dbscan_agg_transfn,
+    STYPE = internal,
+    FINALFUNC = gpu_dbscan_agg_finalfn,
+    FINALFUNC_MODIFY = READ_ONLY,
+    COMBINEFUNC = gpu_dbscan_agg_combinefn,
+    SERIALFUNC = gpu_dbscan_agg_serialfn,
+    DESERIALFUNC = gpu_dbscan_agg_deserialfn,
+    PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE gpu_dbscan_agg(geometry, float8, int) IS
+'DBSCAN cluster id of every input row (NULL for noise and NULL geometries), in the aggregate''s input order: gpu_dbscan''s ids over the same rows in the same order';
+
+CREATE AGGREGATE gpu_dbscan_collect(geom geometry, eps float8, minpoints int) (
+    SFUNC = gpu_dbscan_collect_transfn,
+    STYPE = internal,
+    FINALFUNC = gpu_dbscan_collect_finalfn,
+    FINALFUNC_MODIFY = READ_ONLY,
+    COMBINEFUNC = gpu_dbscan_agg_combinefn,
+    SERIALFUNC = gpu_dbscan_agg_serialfn,
+    DESERIALFUNC = gpu_dbscan_agg_deserialfn,
+    PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE gpu_dbscan_collect(geometry, float8, int) IS
+'One GEOMETRYCOLLECTION per DBSCAN cluster (as ST_ClusterWithin returns them), in cluster id order, noise left out';
+
+CREATE AGGREGATE gpu_dbscan_params(geom geometry, eps float8[], minpoints int[]) (
+    SFUNC = gpu_dbscan_params_transfn,
+    STYPE = internal,
+    FINALFUNC = gpu_dbscan_params_finalfn,
+    FINALFUNC_MODIFY = READ_ONLY,
+    COMBINEFUNC = gpu_dbscan_agg_combinefn,
+    SERIALFUNC = gpu_dbscan_agg_serialfn,
+    DESERIALFUNC = gpu_dbscan_agg_deserialfn,
+    PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE gpu_dbscan_params(geometry, float8[], int[]) IS
+'For choosing eps and minpoints: clusters, noise fraction and largest cluster for every (eps, minpoints) pair, eps-major in the order given; one neighbour search per eps';
+
+CREATE FUNCTION gpu_dbscan_point_type(geom geometry, eps float8, minpoints int)
+RETURNS text
+AS 'MODULE_PATHNAME', 'gpu_dbscan_point_type'
+LANGUAGE C IMMUTABLE PARALLEL SAFE WINDOW;
+
+COMMENT ON FUNCTION gpu_dbscan_point_type(geometry, float8, int) IS
+'What DBSCAN makes of each row of the window partition: core, border or noise (NULL for a NULL geometry); the clustering of gpu_dbscan';
+
+CREATE FUNCTION gpu_dbscan_sweep(geom geometry, eps float8, minpoints int[])
+RETURNS int[]
+AS 'MODULE_PATHNAME', 'gpu_dbscan_sweep'
+LANGUAGE C IMMUTABLE PARALLEL SAFE WINDOW;
+
+COMMENT ON FUNCTION gpu_dbscan_sweep(geometry, float8, int[]) IS
+'Cluster id of each row for every minpoints value (element k is gpu_dbscan(geom, eps, minpoints[k]) over the same window), from one neighbour search';

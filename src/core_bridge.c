@@ -139,21 +139,41 @@ typedef struct PointsInput
 	int			dims;
 } PointsInput;
 
+/*
+ * What one clustering computes: ids for each of nminpoints values (a sweep
+ * when there are several), and point types when types is not NULL.
+ */
+typedef struct CoreJob
+{
+	double		eps;
+	const int64_t *minpoints;
+	int64_t		nminpoints;
+	int32_t    *cluster_ids;
+	uint8_t    *types;
+} CoreJob;
+
 /* One core call on the given back end. */
 static gd_status
 call_core(const PointsInput *in, const uint8_t *row_kind, int64_t nrows,
-		  double eps, int64_t minpoints, gd_backend backend,
-		  int32_t *cluster_ids, gd_run_stats *stats, gd_error *err)
+		  const CoreJob *job, gd_backend backend, gd_run_stats *stats, gd_error *err)
 {
 	gd_params	params;
 
-	fill_params(&params, eps, minpoints, backend);
+	fill_params(&params, job->eps, job->minpoints[0], backend);
 	memset(stats, 0, sizeof(*stats));
 	memset(err, 0, sizeof(*err));
 	if (in->coords)
+	{
+		if (job->nminpoints != 1 || job->types)
+			elog(ERROR, "gpu_dbscan: no sweep or point types for n-D points");
 		return gd_cluster_points_nd(in->coords, in->dims, row_kind, nrows, &params,
-									cluster_ids, stats, err);
-	return gd_cluster_points(in->x, in->y, row_kind, nrows, &params, cluster_ids, stats, err);
+									job->cluster_ids, stats, err);
+	}
+	if (job->nminpoints != 1)
+		return gd_cluster_points_sweep(in->x, in->y, row_kind, nrows, &params, job->minpoints,
+									   job->nminpoints, job->cluster_ids, stats, err);
+	return gd_cluster_points_typed(in->x, in->y, row_kind, nrows, &params, job->cluster_ids,
+								   job->types, stats, err);
 }
 
 /*
@@ -161,23 +181,21 @@ call_core(const PointsInput *in, const uint8_t *row_kind, int64_t nrows,
  * under gpu_dbscan.backend = auto is retried on the CPU.
  */
 static void
-cluster_points(const PointsInput *in, const uint8_t *row_kind, int64_t nrows,
-			   int64_t npoints, double eps, int64_t minpoints, gd_backend backend,
-			   int32_t *cluster_ids)
+cluster_points_job(const PointsInput *in, const uint8_t *row_kind, int64_t nrows,
+				   int64_t npoints, const CoreJob *job, gd_backend backend)
 {
 	gd_run_stats stats;
 	gd_error	err;
 	gd_status	status;
 
-	status = call_core(in, row_kind, nrows, eps, minpoints, backend, cluster_ids, &stats, &err);
+	status = call_core(in, row_kind, nrows, job, backend, &stats, &err);
 	if (status != GD_OK && backend == GD_BACKEND_GPU &&
 		gd_backend_setting == GD_SETTING_AUTO && is_device_failure(status))
 	{
 		ereport(NOTICE,
 				(errmsg("gpu_dbscan: the GPU run failed, clustering on the CPU instead"),
 				 errdetail("%s", err.message)));
-		status = call_core(in, row_kind, nrows, eps, minpoints, GD_BACKEND_CPU,
-						   cluster_ids, &stats, &err);
+		status = call_core(in, row_kind, nrows, job, GD_BACKEND_CPU, &stats, &err);
 	}
 	if (status != GD_OK)
 		raise_core_error(&err);
@@ -188,6 +206,33 @@ cluster_points(const PointsInput *in, const uint8_t *row_kind, int64_t nrows,
 	last_run.stats = stats;
 	if (last_run.stats.points == 0)
 		last_run.stats.points = npoints;
+}
+
+/* Clusters a partition of points for one minpoints value. */
+static void
+cluster_points(const PointsInput *in, const uint8_t *row_kind, int64_t nrows,
+			   int64_t npoints, double eps, int64_t minpoints, gd_backend backend,
+			   int32_t *cluster_ids)
+{
+	CoreJob		job = {eps, &minpoints, 1, cluster_ids, NULL};
+
+	cluster_points_job(in, row_kind, nrows, npoints, &job, backend);
+}
+
+/*
+ * Clusters a partition of points for every minpoints value, or with point
+ * types, on the chosen back end (see core_bridge.h).
+ */
+void
+bridge_cluster_points_job(const double *x, const double *y, const uint8_t *row_kind,
+						  int64_t nrows, int64_t npoints, double eps,
+						  const int64_t *minpoints, int64_t nminpoints,
+						  int32_t *cluster_ids, uint8_t *point_types)
+{
+	PointsInput in = {x, y, NULL, 2};
+	CoreJob		job = {eps, minpoints, nminpoints, cluster_ids, point_types};
+
+	cluster_points_job(&in, row_kind, nrows, npoints, &job, choose_backend(nrows));
 }
 
 /* Clusters a partition of points on the chosen back end (see core_bridge.h). */
@@ -260,10 +305,26 @@ void
 bridge_cluster_graph(const uint8_t *row_kind, int64_t nrows, const gd_pair *edges,
 					 int64_t nedges, int64_t minpoints, int32_t *cluster_ids)
 {
+	bridge_cluster_graph_job(row_kind, nrows, edges, nedges, &minpoints, 1, cluster_ids, NULL);
+}
+
+/* Clusters a neighbour graph for every minpoints value, or with point types. */
+void
+bridge_cluster_graph_job(const uint8_t *row_kind, int64_t nrows, const gd_pair *edges,
+						 int64_t nedges, const int64_t *minpoints, int64_t nminpoints,
+						 int32_t *cluster_ids, uint8_t *point_types)
+{
 	gd_error	err;
+	gd_status	status;
 
 	memset(&err, 0, sizeof(err));
-	if (gd_cluster_graph(row_kind, nrows, edges, nedges, minpoints, cluster_ids, &err) != GD_OK)
+	if (nminpoints != 1)
+		status = gd_cluster_graph_sweep(row_kind, nrows, edges, nedges, minpoints, nminpoints,
+										cluster_ids, &err);
+	else
+		status = gd_cluster_graph_typed(row_kind, nrows, edges, nedges, minpoints[0],
+										cluster_ids, point_types, &err);
+	if (status != GD_OK)
 		raise_core_error(&err);
 }
 

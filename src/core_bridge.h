@@ -34,6 +34,25 @@ extern void bridge_neighbour_pairs_nd(const double *coords, int dims,
 									  const uint8_t *row_kind, int64_t nrows,
 									  double eps, gd_pair_list *out);
 
+/*
+ * Clusters a partition of points for each of nminpoints values at eps
+ * (cluster_ids[k * nrows + r], gd_cluster_points_sweep) or, with one value,
+ * with each row's gd_point_type in point_types when it is not NULL
+ * (gd_cluster_points_typed); the back end is chosen as for
+ * bridge_cluster_points (the core serves sweeps and point types on the CPU).
+ */
+extern void bridge_cluster_points_job(const double *x, const double *y,
+									  const uint8_t *row_kind, int64_t nrows,
+									  int64_t npoints, double eps,
+									  const int64_t *minpoints, int64_t nminpoints,
+									  int32_t *cluster_ids, uint8_t *point_types);
+
+/* The same from an explicit neighbour graph. */
+extern void bridge_cluster_graph_job(const uint8_t *row_kind, int64_t nrows,
+									 const gd_pair *edges, int64_t nedges,
+									 const int64_t *minpoints, int64_t nminpoints,
+									 int32_t *cluster_ids, uint8_t *point_types);
+
 /* Candidate pairs of non-point rows; free with gd_pair_list_free. */
 extern void bridge_candidate_pairs(const gd_box *boxes, const uint8_t *row_kind,
 								   int64_t nrows, double eps, gd_pair_list *out);

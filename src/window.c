@@ -26,6 +26,7 @@
 
 #include "core_bridge.h"
 #include "gserialized_points.h"
+#include "partition_rows.h"
 #include "postgis_fn.h"
 #include "window_common.h"
 
@@ -35,31 +36,11 @@ StaticAssertDecl((int) GEOM_POINT == (int) GD_ROW_POINT &&
 				 (int) GEOM_OTHER == (int) GD_ROW_OTHER,
 				 "GeomKind must match gd_row_kind");
 
-/* Rows (or pairs) between two checks for a query cancel. */
-#define INTERRUPT_CHECK_INTERVAL 4096
-
 /* What a call site keeps across partitions (flinfo->fn_extra). */
 typedef struct CallCache
 {
 	PostgisFns	fns;
 } CallCache;
-
-/* A partition's rows, read once. */
-typedef struct PartitionRows
-{
-	int64		nrows;
-	uint8	   *kind;			/* GeomKind per row */
-	double	   *x,				/* GEOM_POINT rows; 0 elsewhere */
-			   *y;
-	int64		npoints;
-	/* GEOM_OTHER rows and their boxes, in row order */
-	int64		nother;
-	int64		other_cap;
-	int64	   *other_row;
-	gd_box	   *other_box;
-	Datum	   *other_geom;		/* detoasted copies, for st_dwithin */
-	int32		srid;			/* of every non-NULL row */
-} PartitionRows;
 
 /* The call site's cache, created on first use. */
 static CallCache *
@@ -145,39 +126,19 @@ grow_boxes(gd_box *boxes, int64 n, double eps)
 	}
 }
 
-/*
- * Appends a non-point row to rows->other_*: its box and a detoasted copy of
- * its value (allocated in the current memory context), so that the exact
- * test needs no second read of the partition.
- */
-static void
-add_other(PartitionRows *rows, int64 row, const GeomInfo *g, Datum geom)
+/* read_partition's row reader: one row into the PartitionRows. */
+typedef struct RowReader
 {
-	if (rows->nother == rows->other_cap)
-	{
-		int64		cap = rows->other_cap ? rows->other_cap * 2 : 64;
+	PartitionRows *rows;
+	PostgisFns *fns;
+} RowReader;
 
-		if (rows->other_row == NULL)
-		{
-			rows->other_row = MemoryContextAllocHuge(CurrentMemoryContext, cap * sizeof(int64));
-			rows->other_box = MemoryContextAllocHuge(CurrentMemoryContext, cap * sizeof(gd_box));
-			rows->other_geom = MemoryContextAllocHuge(CurrentMemoryContext, cap * sizeof(Datum));
-		}
-		else
-		{
-			rows->other_row = repalloc_huge(rows->other_row, cap * sizeof(int64));
-			rows->other_box = repalloc_huge(rows->other_box, cap * sizeof(gd_box));
-			rows->other_geom = repalloc_huge(rows->other_geom, cap * sizeof(Datum));
-		}
-		rows->other_cap = cap;
-	}
-	rows->other_row[rows->nother] = row;
-	rows->other_box[rows->nother].xmin = g->xmin;
-	rows->other_box[rows->nother].ymin = g->ymin;
-	rows->other_box[rows->nother].xmax = g->xmax;
-	rows->other_box[rows->nother].ymax = g->ymax;
-	rows->other_geom[rows->nother] = PointerGetDatum(PG_DETOAST_DATUM_COPY(geom));
-	rows->nother++;
+static void
+read_row(void *arg, int64 row, Datum value, bool isnull)
+{
+	RowReader  *r = (RowReader *) arg;
+
+	partition_rows_add(r->rows, r->fns, value, isnull);
 }
 
 /*
@@ -188,69 +149,17 @@ add_other(PartitionRows *rows, int64 row, const GeomInfo *g, Datum geom)
 static void
 read_partition(WindowObject win, PostgisFns *fns, int64 nrows, PartitionRows *rows)
 {
-	MemoryContext work = CurrentMemoryContext;
-	MemoryContext scratch;
-	SridCheck	srids = {0};
-	int64		i;
+	RowReader	reader = {rows, fns};
 
-	memset(rows, 0, sizeof(*rows));
-	rows->nrows = nrows;
-	rows->kind = MemoryContextAllocHuge(work, Max(nrows, 1) * sizeof(uint8));
-	rows->x = MemoryContextAllocHuge(work, Max(nrows, 1) * sizeof(double));
-	rows->y = MemoryContextAllocHuge(work, Max(nrows, 1) * sizeof(double));
-
-	/* argument evaluation and detoasting of one row happen here */
-	scratch = AllocSetContextCreate(work, "gpu_dbscan row", ALLOCSET_SMALL_SIZES);
-
-	for (i = 0; i < nrows; i++)
-	{
-		GeomInfo	g;
-		bool		isnull;
-		Datum		d;
-
-		if (i % INTERRUPT_CHECK_INTERVAL == 0)
-			CHECK_FOR_INTERRUPTS();
-
-		MemoryContextSwitchTo(scratch);
-		d = WinGetFuncArgInPartition(win, 0, (int) i, WINDOW_SEEK_HEAD, false, &isnull, NULL);
-		if (!isnull)
-			gserialized_decode(d, fns, &g);
-		MemoryContextSwitchTo(work);
-
-		rows->x[i] = 0.0;
-		rows->y[i] = 0.0;
-		if (isnull)
-		{
-			rows->kind[i] = GEOM_NULL;
-			MemoryContextReset(scratch);
-			continue;
-		}
-		rows->kind[i] = (uint8) g.kind;
-
-		if (!g.finite)
-			window_error_nonfinite(i);
-		window_check_srid(&srids, g.srid, i);
-
-		if (g.kind == GEOM_POINT)
-		{
-			rows->x[i] = g.x;
-			rows->y[i] = g.y;
-			rows->npoints++;
-		}
-		else if (g.kind == GEOM_OTHER)
-			add_other(rows, i, &g, d);
-		MemoryContextReset(scratch);
-	}
-
-	rows->srid = srids.srid;
-	MemoryContextDelete(scratch);
+	partition_rows_init(rows, nrows, CurrentMemoryContext);
+	window_read_rows(win, nrows, read_row, &reader);
 }
 
 /* What the exact test of a candidate pair needs. */
 typedef struct ExactTest
 {
 	PostgisFns *fns;
-	PartitionRows *rows;
+	const PartitionRows *rows;
 	gd_box	   *boxes;			/* PostGIS's own boxes */
 	Datum	   *geoms;			/* each non-point row's copy, by row */
 	double		eps;
@@ -265,7 +174,7 @@ static bool
 exact_test(void *arg, gd_pair p)
 {
 	ExactTest  *t = (ExactTest *) arg;
-	PartitionRows *rows = t->rows;
+	const PartitionRows *rows = t->rows;
 	Datum		a,
 				b;
 
@@ -277,9 +186,9 @@ exact_test(void *arg, gd_pair p)
 
 	/* a point's value: a 2D point of the partition's SRID */
 	a = t->geoms[p.i] ? t->geoms[p.i] :
-		gserialized_make_point(rows->x[p.i], rows->y[p.i], rows->srid);
+		gserialized_make_point(rows->x[p.i], rows->y[p.i], rows->srids.srid);
 	b = t->geoms[p.j] ? t->geoms[p.j] :
-		gserialized_make_point(rows->x[p.j], rows->y[p.j], rows->srid);
+		gserialized_make_point(rows->x[p.j], rows->y[p.j], rows->srids.srid);
 	return postgis_dwithin(t->fns, a, b, t->eps);
 }
 
@@ -289,9 +198,9 @@ exact_test(void *arg, gd_pair p)
  * otherwise), then the neighbour graph.
  */
 static void
-cluster_geometries(PostgisFns *fns, PartitionRows *rows, double eps, int64 minpoints,
-				   int32 *ids)
+cluster_geometries(PostgisFns *fns, const PartitionRows *rows, const ClusterJob *job)
 {
+	double		eps = job->eps;
 	int64		n = rows->nrows;
 	ExactTest	test;
 	gd_pair_list list;
@@ -318,8 +227,50 @@ cluster_geometries(PostgisFns *fns, PartitionRows *rows, double eps, int64 minpo
 	/* PostGIS's own boxes again, for the exact filter (nothing here can fail) */
 	fill_boxes(rows, test.boxes);
 
-	window_cluster_pairs(&list, exact_test, &test, rows->kind, n,
-						 rows->npoints + rows->nother, minpoints, ids, start);
+	window_cluster_pairs_job(&list, exact_test, &test, rows->kind, n,
+							 rows->npoints + rows->nother, job, start);
+}
+
+/* Runs job on rows through the core (see partition_rows.h). */
+void
+cluster_rows(PostgisFns *fns, const PartitionRows *rows, const ClusterJob *job)
+{
+	int64		i;
+
+	if (rows->nother == 0)
+		bridge_cluster_points_job(rows->x, rows->y, rows->kind, rows->nrows, rows->npoints,
+								  job->eps, job->minpoints, job->nminpoints, job->ids,
+								  job->types);
+	else
+		cluster_geometries(fns, rows, job);
+	if (job->types)
+		for (i = 0; i < rows->nrows; i++)
+			if (rows->kind[i] == GEOM_NULL)
+				job->types[i] = POINT_TYPE_NULL_ROW;
+}
+
+/* The PostgisFns of a window function's call site (see partition_rows.h). */
+PostgisFns *
+window_postgis_fns(FunctionCallInfo fcinfo)
+{
+	return &get_call_cache(fcinfo)->fns;
+}
+
+/* Reads the partition and runs job on it (see partition_rows.h). */
+void
+window_cluster_job(FunctionCallInfo fcinfo, WindowObject win, int64 nrows,
+				   const ClusterJob *job)
+{
+	PostgisFns *fns = window_postgis_fns(fcinfo);
+	MemoryContext work = AllocSetContextCreate(CurrentMemoryContext, "gpu_dbscan partition",
+											   ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(work);
+	PartitionRows rows;
+
+	read_partition(win, fns, nrows, &rows);
+	cluster_rows(fns, &rows, job);
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(work);
 }
 
 /*
@@ -331,16 +282,18 @@ cluster_partition(FunctionCallInfo fcinfo, WindowObject win, int64 nrows, int32 
 {
 	CallCache  *cache = get_call_cache(fcinfo);
 	PartitionRows rows;
-	double		eps;
 	int32		minpoints;
+	int64		minpoints64;
+	ClusterJob	job;
 
-	window_read_parameters(win, &eps, &minpoints);
+	memset(&job, 0, sizeof(job));
+	window_read_parameters(win, &job.eps, &minpoints);
+	minpoints64 = minpoints;
+	job.minpoints = &minpoints64;
+	job.nminpoints = 1;
+	job.ids = ids;
 	read_partition(win, &cache->fns, nrows, &rows);
-	if (rows.nother == 0)
-		bridge_cluster_points(rows.x, rows.y, rows.kind, nrows, rows.npoints,
-							  eps, minpoints, ids);
-	else
-		cluster_geometries(&cache->fns, &rows, eps, minpoints, ids);
+	cluster_rows(&cache->fns, &rows, &job);
 }
 
 PG_FUNCTION_INFO_V1(gpu_dbscan_window);

@@ -14,6 +14,36 @@
 #include "core_bridge.h"
 #include "window_common.h"
 
+/* eps checked as ST_ClusterDBSCAN checks it (see window_common.h). */
+void
+param_check_eps(double eps, bool isnull)
+{
+	if (isnull || eps < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("Tolerance must be a positive number")));
+}
+
+/* minpoints checked as ST_ClusterDBSCAN checks it (see window_common.h). */
+void
+param_check_minpoints(int64 minpoints, bool isnull)
+{
+	if (isnull || minpoints < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("Minpoints must be a positive number")));
+}
+
+/* The NaN eps that ST_ClusterDBSCAN lets through (see window_common.h). */
+void
+param_check_eps_number(double eps)
+{
+	if (isnan(eps))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("Tolerance must be a number, not NaN")));
+}
+
 /* eps and minpoints from the partition's first row (see window_common.h). */
 void
 window_read_parameters(WindowObject win, double *eps, int32 *minpoints)
@@ -23,22 +53,13 @@ window_read_parameters(WindowObject win, double *eps, int32 *minpoints)
 
 	d = WinGetFuncArgInPartition(win, 1, 0, WINDOW_SEEK_HEAD, false, &isnull, NULL);
 	*eps = isnull ? 0 : DatumGetFloat8(d);
-	if (isnull || *eps < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("Tolerance must be a positive number")));
+	param_check_eps(*eps, isnull);
 
 	d = WinGetFuncArgInPartition(win, 2, 0, WINDOW_SEEK_HEAD, false, &isnull, NULL);
 	*minpoints = isnull ? 0 : DatumGetInt32(d);
-	if (isnull || *minpoints < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("Minpoints must be a positive number")));
+	param_check_minpoints(*minpoints, isnull);
 
-	if (isnan(*eps))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("Tolerance must be a number, not NaN")));
+	param_check_eps_number(*eps);
 }
 
 /* The partition's row count (see window_common.h). */
@@ -173,6 +194,20 @@ window_cluster_pairs(gd_pair_list *list, PairTestFn test, void *arg, const uint8
 					 int64 nrows, int64 ngeoms, int64 minpoints, int32 *ids,
 					 instr_time start)
 {
+	ClusterJob	job;
+
+	memset(&job, 0, sizeof(job));
+	job.minpoints = &minpoints;
+	job.nminpoints = 1;
+	job.ids = ids;
+	window_cluster_pairs_job(list, test, arg, kind, nrows, ngeoms, &job, start);
+}
+
+/* The same for a ClusterJob (see window_common.h). */
+void
+window_cluster_pairs_job(gd_pair_list *list, PairTestFn test, void *arg, const uint8 *kind,
+						 int64 nrows, int64 ngeoms, const ClusterJob *job, instr_time start)
+{
 	MemoryContext work = CurrentMemoryContext;
 	MemoryContext scratch;
 	double		t_pairs = window_seconds_since(start);
@@ -204,7 +239,8 @@ window_cluster_pairs(gd_pair_list *list, PairTestFn test, void *arg, const uint8
 		t_exact = window_seconds_since(phase);
 
 		INSTR_TIME_SET_CURRENT(phase);
-		bridge_cluster_graph(kind, nrows, list->pairs, kept, minpoints, ids);
+		bridge_cluster_graph_job(kind, nrows, list->pairs, kept, job->minpoints,
+								 job->nminpoints, job->ids, job->types);
 		t_graph = window_seconds_since(phase);
 	}
 	PG_FINALLY();

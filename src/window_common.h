@@ -37,6 +37,31 @@ typedef void (*WindowClusterFn) (FunctionCallInfo fcinfo, WindowObject win,
  */
 extern void window_read_parameters(WindowObject win, double *eps, int32 *minpoints);
 
+/*
+ * The checks of window_read_parameters one at a time, for the functions that
+ * take their parameters otherwise (the aggregates, arrays of values), in
+ * this order: eps NULL or negative ("Tolerance must be a positive number"),
+ * minpoints NULL or negative ("Minpoints must be a positive number"), eps
+ * NaN ("Tolerance must be a number, not NaN").
+ */
+extern void param_check_eps(double eps, bool isnull);
+extern void param_check_minpoints(int64 minpoints, bool isnull);
+extern void param_check_eps_number(double eps);
+
+/*
+ * What to compute for a set of rows: the ids for each of nminpoints values
+ * at one eps (value k's ids at ids[k * nrows], -1 for noise and NULL), and,
+ * when types is not NULL (then nminpoints is 1), each row's gd_point_type.
+ */
+typedef struct ClusterJob
+{
+	double		eps;
+	const int64 *minpoints;
+	int			nminpoints;
+	int32	   *ids;
+	uint8	   *types;
+} ClusterJob;
+
 /* The partition's row count, checked against what the window API can address. */
 extern int64 window_partition_rows(WindowObject win);
 
@@ -97,5 +122,10 @@ typedef bool (*PairTestFn) (void *arg, gd_pair pair);
 extern void window_cluster_pairs(gd_pair_list *list, PairTestFn test, void *arg,
 								 const uint8 *kind, int64 nrows, int64 ngeoms,
 								 int64 minpoints, int32 *ids, instr_time start);
+
+/* window_cluster_pairs for a ClusterJob (a sweep, or with point types). */
+extern void window_cluster_pairs_job(gd_pair_list *list, PairTestFn test, void *arg,
+									 const uint8 *kind, int64 nrows, int64 ngeoms,
+									 const ClusterJob *job, instr_time start);
 
 #endif							/* GPU_DBSCAN_WINDOW_COMMON_H */
