@@ -88,40 +88,64 @@ RETURNS internal
 AS 'MODULE_PATHNAME', 'gpu_dbscan_agg_transfn'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
+COMMENT ON FUNCTION gpu_dbscan_agg_transfn(internal, geometry, float8, int) IS
+'Transition of gpu_dbscan_agg: decodes the row into the state; the first row gives eps and minpoints';
+
 CREATE FUNCTION gpu_dbscan_collect_transfn(internal, geometry, float8, int)
 RETURNS internal
 AS 'MODULE_PATHNAME', 'gpu_dbscan_collect_transfn'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_dbscan_collect_transfn(internal, geometry, float8, int) IS
+'Transition of gpu_dbscan_collect: as gpu_dbscan_agg_transfn, keeping each row''s geometry';
 
 CREATE FUNCTION gpu_dbscan_params_transfn(internal, geometry, float8[], int[])
 RETURNS internal
 AS 'MODULE_PATHNAME', 'gpu_dbscan_params_transfn'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
+COMMENT ON FUNCTION gpu_dbscan_params_transfn(internal, geometry, float8[], int[]) IS
+'Transition of gpu_dbscan_params: decodes the row into the state; the first row gives the eps and minpoints arrays';
+
 CREATE FUNCTION gpu_dbscan_agg_combinefn(internal, internal)
 RETURNS internal
 AS 'MODULE_PATHNAME', 'gpu_dbscan_agg_combinefn'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_dbscan_agg_combinefn(internal, internal) IS
+'Combines two partial states of the gpu_dbscan aggregates: the second''s rows after the first''s';
 
 CREATE FUNCTION gpu_dbscan_agg_serialfn(internal)
 RETURNS bytea
 AS 'MODULE_PATHNAME', 'gpu_dbscan_agg_serialfn'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
+COMMENT ON FUNCTION gpu_dbscan_agg_serialfn(internal) IS
+'A partial state of the gpu_dbscan aggregates as bytea, for parallel aggregation';
+
 CREATE FUNCTION gpu_dbscan_agg_deserialfn(bytea, internal)
 RETURNS internal
 AS 'MODULE_PATHNAME', 'gpu_dbscan_agg_deserialfn'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_dbscan_agg_deserialfn(bytea, internal) IS
+'A partial state of the gpu_dbscan aggregates from its bytea';
 
 CREATE FUNCTION gpu_dbscan_agg_finalfn(internal)
 RETURNS int[]
 AS 'MODULE_PATHNAME', 'gpu_dbscan_agg_finalfn'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
+COMMENT ON FUNCTION gpu_dbscan_agg_finalfn(internal) IS
+'Final function of gpu_dbscan_agg: clusters the rows, ids in input order';
+
 CREATE FUNCTION gpu_dbscan_collect_finalfn(internal)
 RETURNS geometry[]
 AS 'MODULE_PATHNAME', 'gpu_dbscan_collect_finalfn'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_dbscan_collect_finalfn(internal) IS
+'Final function of gpu_dbscan_collect: clusters the rows, one GEOMETRYCOLLECTION per cluster';
 
 CREATE TYPE gpu_dbscan_params_row AS (
     eps float8,
@@ -138,6 +162,9 @@ CREATE FUNCTION gpu_dbscan_params_finalfn(internal)
 RETURNS gpu_dbscan_params_row[]
 AS 'MODULE_PATHNAME', 'gpu_dbscan_params_finalfn'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_dbscan_params_finalfn(internal) IS
+'Final function of gpu_dbscan_params: one sweep per eps, a row per (eps, minpoints)';
 
 CREATE AGGREGATE gpu_dbscan_agg(geom geometry, eps float8, minpoints int) (
     SFUNC = gpu_dbscan_agg_transfn,
