@@ -1,8 +1,9 @@
-// core_flags.cu — which points are core (at least minpoints neighbours, the
-// point itself included).  Points of dense cells are core without a distance
-// test; the others count over their 25 neighbour cells and stop at minpoints
-// (ArborX's preprocessing phase).  A neighbour cell wholly within eps counts
-// all its points at once; one wholly beyond eps is skipped (see grid.cuh).
+// core_flags.cu — which points are core: p sees at least minpoints points
+// (itself included), counted from p's own side of the one-sided relation.
+// Points of dense cells are core without a distance test; the others count
+// over their 25 neighbour cells and stop at minpoints (ArborX's preprocessing
+// phase).  A neighbour cell whose every point p sees counts all its points at
+// once; one of which p sees none is skipped (see grid.cuh).
 #include "grid.cuh"
 
 namespace gd {
@@ -26,15 +27,15 @@ __global__ void core_kernel(GridView g, int64_t minpoints, Batch batch, const vo
     CellRange r = g.rows[static_cast<uint64_t>(c) * 5 + a];
     for (uint32_t d = r.lo; d < r.hi && count < minpoints; ++d) {
       Box b = g.box[d];
-      if (!box_may_touch(px, py, b, g.eps, g.t)) continue;
+      if (!sees_any_in(px, py, b, g.eps, g.t)) continue;
       uint32_t j0 = g.start[d], j1 = g.start[d + 1];
-      if (box_all_within(px, py, b, g.eps, g.t)) {
+      if (sees_all_in(px, py, b, g.eps, g.t)) {
         count += j1 - j0;
         continue;
       }
       for (uint32_t j = j0; j < j1; ++j) {
         double2 q = g.p[j];
-        if (near(px, py, q.x, q.y, g.eps, g.t) && ++count >= minpoints) break;
+        if (sees(px, py, q.x, q.y, g.eps, g.t) && ++count >= minpoints) break;
       }
     }
   }

@@ -85,13 +85,19 @@ device_buffer<uint32_t> cluster_on_device(RunContext& ctx, const double* dx, con
   ctx.wait();
   stats.t_core += sw.lap();
 
+  // Claimers (minpoints > 1 only: with fewer every point is core and pairs
+  // are joined when either side sees the other) start from each cell's
+  // smallest core.
+  device_buffer<uint64_t> cell_min_core;
+  if (minpoints > 1) cell_min_core = smallest_cores(ctx, g, core.data());
   auto parent = ctx.alloc<uint32_t>(n, "union-find parents");
   init_parents(ctx, g, parent.data());
-  union_core_pairs(ctx, g, core.data(), nb, parent.data());
+  union_core_pairs(ctx, g, core.data(), cell_min_core.data(), minpoints, nb, parent.data());
   ctx.wait();
   stats.t_union += sw.lap();
 
-  if (minpoints > 1) assign_borders(ctx, g, core.data(), nb, parent.data());
+  if (minpoints > 1) assign_borders(ctx, g, core.data(), cell_min_core.data(), nb, parent.data());
+  cell_min_core.reset();
   // The cell of each point is no longer needed: its buffer takes the
   // representatives when the caller gave none.
   device_buffer<uint32_t> out;

@@ -6,7 +6,8 @@
 // of two finite coordinates overflows.  The cell side is
 //     s = (r/sqrt(2)) * (1 + 1e-9) + 8e-16 * R      (halved: sh = s/2)
 // with R the largest |coordinate - min| and r = max(eps, 2^-500): the
-// predicate's box test keeps neighbours within eps on each axis; the floor
+// predicate's search box keeps neighbours within eps (and a rounding of the
+// bound) on each axis; the floor
 // only keeps the side away from zero.  Rounding of (x/2 - xmin/2) and of
 // the division by sh moves a point's cell coordinate by at most
 // 4 * 2^-53 * R/sh < 0.56 cells, and two points within eps are at most
@@ -175,8 +176,10 @@ __device__ __forceinline__ uint32_t upper_bound(const uint64_t* a, uint32_t n, u
   return lo;
 }
 
-// Dense flags (every pair of the cell is within eps: the predicate on the
-// box's own diagonal, exact by monotonicity) and the five neighbour rows,
+// Dense flags (every point of the cell sees every other: the corners
+// (x0, y0) and (x1, y1) of its box see each other, exact by monotonicity:
+// fl(px - eps) <= qx is hardest for px = x1, qx = x0, which is what
+// (x1, y1) seeing (x0, y0) tests, and so on) and the five neighbour rows,
 // found by binary search over the sorted unique cell keys.
 __global__ void cell_info_kernel(const uint64_t* __restrict__ cell_key,
                                  const uint32_t* __restrict__ start, const Box* __restrict__ box,
@@ -187,7 +190,10 @@ __global__ void cell_info_kernel(const uint64_t* __restrict__ cell_key,
   if (c >= ncells) return;
   int64_t cnt = static_cast<int64_t>(start[c + 1]) - start[c];
   Box b = box[c];
-  dense[c] = (cnt >= minpoints && near(b.x0, b.y0, b.x1, b.y1, eps, t)) ? 1 : 0;
+  dense[c] = (cnt >= minpoints && sees(b.x0, b.y0, b.x1, b.y1, eps, t) &&
+              sees(b.x1, b.y1, b.x0, b.y0, eps, t))
+                 ? 1
+                 : 0;
   uint64_t key = cell_key[c];
   int64_t ix = static_cast<int64_t>(key >> g.bits_y);
   uint64_t iy = key & ((uint64_t{1} << g.bits_y) - 1);

@@ -8,20 +8,26 @@
 // floor((x - xmin) / s), so two points within eps of each other land at most
 // two cells apart on each axis.
 //
-// The neighbour predicate, gd::within_eps, is PostGIS's inclusive box test
-// |dx| <= eps, |dy| <= eps, then sqrt(fl(dx*dx + dy*dy)) <= eps, with
-// correctly rounded operations and no FMA.  Correctly rounded sqrt is
-// monotone, so the set of sums s that pass its last test is exactly {s <= t}
-// for one double t, found once on the host (eps_threshold in grid.cu): the
-// kernels test fl(dx*dx + dy*dy) <= t, bit for bit the same answer without a
-// sqrt.
+// The neighbour relation is PostGIS's, one-sided: p (the point whose
+// neighbours are searched) sees q when q lies in p's search box
+//     fl(px - eps) <= qx <= fl(px + eps),  fl(py - eps) <= qy <= fl(py + eps)
+// (inclusive, each bound a rounded sum) and sqrt(fl(dx*dx + dy*dy)) <= eps,
+// dx = qx - px, with correctly rounded operations and no FMA.  The box part
+// is not symmetric at the ulp level (p = -1e-20 sees q = 1 at eps 1, q does
+// not see p); the distance part is, since fl(a - b) = -fl(b - a).
+// Correctly rounded sqrt is monotone, so the sums s that pass the last test
+// are exactly {s <= t} for one double t, found once on the host
+// (eps_threshold in grid.cu): the kernels test fl(dx*dx + dy*dy) <= t, bit
+// for bit the same answer without a sqrt.
 //
-// The exact-pruning helpers below rely on one fact: every operation in the
-// predicate (subtraction, squaring, addition, the comparison) is monotone.  So for a point p and a box B holding q, the
-// predicate computed with the box's nearest point is a lower bound of the
-// predicate for q, and with the box's farthest corner an upper bound; a cell
-// can be skipped or taken whole without a distance test, with the same answer
-// bit for bit.
+// The exact pruning helpers below rely on monotonicity: the search box's
+// bounds grow with px, and the distance grows with |qx - px|, |qy - py|.  So
+// over the points of a box B (a cell's actual bounding box) the predicate
+// can be bounded without a distance test, with the same answer bit for bit:
+//   sees_any_in(p, B) false  -> p sees no point of B;
+//   sees_all_in(p, B) true   -> p sees every point of B;
+//   seen_by_any_in(p, B) false -> no point of B sees p;
+//   seen_by_all_in(p, B) true  -> every point of B sees p.
 #pragma once
 
 #include <cstdint>
@@ -55,44 +61,104 @@ struct GridView {
   const uint32_t* cell_of; // cell of each sorted point
   const uint32_t* start;   // ncells + 1 offsets into the sorted points
   const Box* box;          // actual bounding box of each cell's points
-  const uint8_t* dense;    // cell: count >= minpoints and box diagonal within eps
+  const uint8_t* dense;    // cell: count >= minpoints, its box's corners see each other
   const CellRange* rows;   // 5 per cell
 };
 
-// gd::within_eps(px, py, qx, qy, eps), given t = eps_threshold(eps).  The
-// intrinsics round each operation on its own, whatever the compiler flags.
-__host__ __device__ __forceinline__ bool near(double px, double py, double qx, double qy,
-                                              double eps, double t) {
+// Rounded sums and products, each operation on its own whatever the compiler
+// flags (the intrinsics on the device; the build's -ffp-contract=off on the
+// host).
+__host__ __device__ __forceinline__ double add_rn(double a, double b) {
 #if defined(__CUDA_ARCH__)
-  double dx = __dsub_rn(qx, px);
-  double dy = __dsub_rn(qy, py);
-  return fabs(dx) <= eps && fabs(dy) <= eps &&
-         __dadd_rn(__dmul_rn(dx, dx), __dmul_rn(dy, dy)) <= t;
+  return __dadd_rn(a, b);
 #else
-  double dx = qx - px;
-  double dy = qy - py;
-  return fabs(dx) <= eps && fabs(dy) <= eps && dx * dx + dy * dy <= t;
+  return a + b;
+#endif
+}
+__host__ __device__ __forceinline__ double sub_rn(double a, double b) {
+#if defined(__CUDA_ARCH__)
+  return __dsub_rn(a, b);
+#else
+  return a - b;
+#endif
+}
+__host__ __device__ __forceinline__ double mul_rn(double a, double b) {
+#if defined(__CUDA_ARCH__)
+  return __dmul_rn(a, b);
+#else
+  return a * b;
 #endif
 }
 
-// The largest double t with sqrt(t) <= eps (correctly rounded), so that
-// near(..., t) == within_eps(..., eps) for every pair.  grid.cu.
-double eps_threshold(double eps);
-
-// p's distance to B's nearest point is within eps: some point of B may be.
-__device__ __forceinline__ bool box_may_touch(double px, double py, const Box& b, double eps,
-                                              double t) {
-  double cx = fmin(fmax(px, b.x0), b.x1);
-  double cy = fmin(fmax(py, b.y0), b.y1);
-  return near(px, py, cx, cy, eps, t);
+// The distance part, symmetric in p and q: sqrt(fl(dx*dx + dy*dy)) <= eps.
+__host__ __device__ __forceinline__ bool dist_ok(double px, double py, double qx, double qy,
+                                                 double t) {
+  double dx = sub_rn(qx, px);
+  double dy = sub_rn(qy, py);
+  return add_rn(mul_rn(dx, dx), mul_rn(dy, dy)) <= t;
 }
 
-// p's distance to B's farthest corner is within eps: every point of B is.
-__device__ __forceinline__ bool box_all_within(double px, double py, const Box& b, double eps,
+// The box part: q inside p's search box.
+__host__ __device__ __forceinline__ bool in_box_of(double px, double py, double qx, double qy,
+                                                   double eps) {
+  return sub_rn(px, eps) <= qx && qx <= add_rn(px, eps) && sub_rn(py, eps) <= qy &&
+         qy <= add_rn(py, eps);
+}
+
+// p sees q (within(p -> q)), given t = eps_threshold(eps).
+__host__ __device__ __forceinline__ bool sees(double px, double py, double qx, double qy,
+                                              double eps, double t) {
+  return in_box_of(px, py, qx, qy, eps) && dist_ok(px, py, qx, qy, t);
+}
+
+// The largest double t with sqrt(t) <= eps (correctly rounded), so that
+// sees(..., t) is PostGIS's relation for every pair.  grid.cu.
+double eps_threshold(double eps);
+
+// p's distance to B's nearest point (a point of B, though maybe not one of
+// the data): a lower bound of the distance part over B.
+__device__ __forceinline__ bool near_corner_ok(double px, double py, const Box& b, double t) {
+  double cx = fmin(fmax(px, b.x0), b.x1);
+  double cy = fmin(fmax(py, b.y0), b.y1);
+  return dist_ok(px, py, cx, cy, t);
+}
+
+// p's distance to B's farthest corner (|fl(x - px)| is monotone in x, so the
+// farther end of each axis): an upper bound of the distance part over B.
+__device__ __forceinline__ bool far_corner_ok(double px, double py, const Box& b, double t) {
+  double fx = (fabs(sub_rn(b.x0, px)) >= fabs(sub_rn(b.x1, px))) ? b.x0 : b.x1;
+  double fy = (fabs(sub_rn(b.y0, py)) >= fabs(sub_rn(b.y1, py))) ? b.y0 : b.y1;
+  return dist_ok(px, py, fx, fy, t);
+}
+
+// False: p sees no point of B.  (Its search box misses B, or B's nearest
+// point is beyond eps.)
+__device__ __forceinline__ bool sees_any_in(double px, double py, const Box& b, double eps,
+                                            double t) {
+  return sub_rn(px, eps) <= b.x1 && b.x0 <= add_rn(px, eps) && sub_rn(py, eps) <= b.y1 &&
+         b.y0 <= add_rn(py, eps) && near_corner_ok(px, py, b, t);
+}
+
+// True: p sees every point of B.
+__device__ __forceinline__ bool sees_all_in(double px, double py, const Box& b, double eps,
+                                            double t) {
+  return sub_rn(px, eps) <= b.x0 && b.x1 <= add_rn(px, eps) && sub_rn(py, eps) <= b.y0 &&
+         b.y1 <= add_rn(py, eps) && far_corner_ok(px, py, b, t);
+}
+
+// False: no point r of B sees p.  (fl(rx - eps) >= fl(x0 - eps) and
+// fl(rx + eps) <= fl(x1 + eps) for every rx in [x0, x1].)
+__device__ __forceinline__ bool seen_by_any_in(double px, double py, const Box& b, double eps,
                                                double t) {
-  double fx = (fabs(b.x0 - px) >= fabs(b.x1 - px)) ? b.x0 : b.x1;
-  double fy = (fabs(b.y0 - py) >= fabs(b.y1 - py)) ? b.y0 : b.y1;
-  return near(px, py, fx, fy, eps, t);
+  return sub_rn(b.x0, eps) <= px && px <= add_rn(b.x1, eps) && sub_rn(b.y0, eps) <= py &&
+         py <= add_rn(b.y1, eps) && near_corner_ok(px, py, b, t);
+}
+
+// True: every point r of B sees p.
+__device__ __forceinline__ bool seen_by_all_in(double px, double py, const Box& b, double eps,
+                                               double t) {
+  return sub_rn(b.x1, eps) <= px && px <= add_rn(b.x0, eps) && sub_rn(b.y1, eps) <= py &&
+         py <= add_rn(b.y0, eps) && far_corner_ok(px, py, b, t);
 }
 
 // Batches of warps: warp w of the sorted points (32 consecutive points, which
@@ -181,14 +247,20 @@ Grid build_grid(RunContext& ctx, const double* dx, const double* dy, uint32_t n,
 void core_flags(RunContext& ctx, const GridView& g, int64_t minpoints, uint32_t nbatches,
                 uint8_t* core);
 
+// labels.cu: each cell's core with the smallest original index, as
+// claimers.cuh's core_key (kNoCore for a cell without one).
+device_buffer<uint64_t> smallest_cores(RunContext& ctx, const GridView& g, const uint8_t* core);
+
 // union_find.cu: parent[] over sorted indices; dense cells joined at init.
+// cell_min_core (smallest_cores) is needed when minpoints > 1.
 void init_parents(RunContext& ctx, const GridView& g, uint32_t* parent);
 void union_core_pairs(RunContext& ctx, const GridView& g, const uint8_t* core,
-                      uint32_t nbatches, uint32_t* parent);
+                      const uint64_t* cell_min_core, int64_t minpoints, uint32_t nbatches,
+                      uint32_t* parent);
 
 // labels.cu: borders then final representatives in original point order.
 void assign_borders(RunContext& ctx, const GridView& g, const uint8_t* core,
-                    uint32_t nbatches, uint32_t* parent);
+                    const uint64_t* cell_min_core, uint32_t nbatches, uint32_t* parent);
 void final_reps(RunContext& ctx, const GridView& g, const uint8_t* core, const uint32_t* parent,
                 uint32_t* rep_out);
 

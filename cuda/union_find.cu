@@ -1,20 +1,38 @@
 // union_find.cu — clusters of core points (ArborX's main phase, fused with
 // the neighbour search: no pair is ever stored).
 //
-// Dense cells are joined at initialisation: every point of a dense cell points
-// at the cell's first point, no distance test.  Then each core point p walks
-// its 25 neighbour cells:
+// Which core pairs are joined follows PostGIS's row-order loop exactly.  For
+// core points a < b (original indexes, row order), with the one-sided
+// relation "sees" of grid.cuh:
+//   - b sees a: joined (b's search finds a, already core);
+//   - else a sees b: joined only if a is b's first claimer (a's search found
+//     b before any other core did and took it into a's cluster; a later core
+//     finds b claimed and not yet core, and leaves it);
+//   - else not joined.
+// The second case needs a pair that one side sees and the other does not,
+// which only the rounding of the search box's bounds produces (p = -1e-20
+// sees q = 1 at eps 1, q does not see p), so the claimer is computed then
+// and only then (claimers.cuh).  With minpoints <= 1 PostGIS joins every
+// pair that either side sees (its minpoints-1 loop unites p with whatever
+// p's search finds), so there a pair is joined when either side sees it.
+//
+// Dense cells (every point sees every other: every pair joined) are joined at
+// initialisation: every point of a dense cell points at the cell's first
+// point, no distance test.  Then each core point p walks its 25 neighbour
+// cells:
 //   - its own cell when dense: already joined, skipped;
-//   - a cell wholly beyond eps: skipped (exact, see grid.cuh);
-//   - a dense cell: if its first point is already in p's set, skipped; if it
-//     lies wholly within eps, joined at once; else its points are scanned up
-//     to the first one within eps (one hit joins the whole cell);
+//   - a cell that no point of which p sees and that sees p from none of its
+//     points: skipped (exact, see grid.cuh);
+//   - a dense cell: if its first point is already in p's set, skipped; if p
+//     and each of its points see each other, joined at once; else its points
+//     are tested up to the first joined pair (one joins the whole cell);
 //   - any other cell: only points after p in the sorted order (so each such
 //     pair is visited once), core, not already pointing at p's root, and
-//     within eps are joined.
-// Every core-core pair within eps is thereby joined, directly or through a
-// dense cell's set: if neither cell is dense the pair is visited from its
-// smaller index, and if one is dense it is visited from the other side.
+//     joined by the rule above are united.
+// Every joined pair is thereby united, directly or through a dense cell's
+// set: if neither cell is dense the pair is visited from its smaller sorted
+// index, and if one is dense it is visited from the other side.
+#include "claimers.cuh"
 #include "grid.cuh"
 #include "union_find.cuh"
 
@@ -30,8 +48,27 @@ __global__ void init_parents_kernel(GridView g, uint32_t* __restrict__ parent) {
   parent[i] = g.dense[c] ? g.start[c] : static_cast<uint32_t>(i);
 }
 
-__global__ void union_kernel(GridView g, const uint8_t* __restrict__ core, Batch batch,
-                             const volatile int* stop, uint32_t* parent) {
+// Core points i and j (sorted indexes) are joined (see the top of the file).
+__device__ __forceinline__ bool joined(const GridView& g, const uint8_t* core,
+                                       const uint64_t* cell_min_core, bool either_way,
+                                       uint32_t i, double px, double py, uint32_t j) {
+  double2 q = g.p[j];
+  if (!dist_ok(px, py, q.x, q.y, g.t)) return false;
+  bool i_sees_j = in_box_of(px, py, q.x, q.y, g.eps);
+  bool j_sees_i = in_box_of(q.x, q.y, px, py, g.eps);
+  if (either_way) return i_sees_j || j_sees_i;
+  uint32_t oi = g.idx[i], oj = g.idx[j];
+  bool i_later = oi > oj;
+  if (i_later ? i_sees_j : j_sees_i) return true;   // the later point sees the earlier
+  if (!(i_later ? j_sees_i : i_sees_j)) return false;
+  // Seen from the earlier point alone: joined iff it is the later one's claimer.
+  uint64_t claimer = first_claimer(g, core, cell_min_core, i_later ? i : j);
+  return claimer != kNoCore && static_cast<uint32_t>(claimer >> 32) == (i_later ? oj : oi);
+}
+
+__global__ void union_kernel(GridView g, const uint8_t* __restrict__ core,
+                             const uint64_t* __restrict__ cell_min_core, bool either_way,
+                             Batch batch, const volatile int* stop, uint32_t* parent) {
   if (cancelled(stop)) return;
   uint32_t i;
   if (!batch_point(batch, g.n, &i)) return;
@@ -45,19 +82,19 @@ __global__ void union_kernel(GridView g, const uint8_t* __restrict__ core, Batch
     for (uint32_t d = r.lo; d < r.hi; ++d) {
       if (d == c && own_dense) continue;
       Box b = g.box[d];
-      if (!box_may_touch(px, py, b, g.eps, g.t)) continue;
+      if (!sees_any_in(px, py, b, g.eps, g.t) && !seen_by_any_in(px, py, b, g.eps, g.t))
+        continue;
       uint32_t j0 = g.start[d], j1 = g.start[d + 1];
       if (g.dense[d]) {
         uint32_t rd = uf_find(parent, j0);
         root = uf_find(parent, root);
         if (rd == root) continue;
-        if (box_all_within(px, py, b, g.eps, g.t)) {
+        if (sees_all_in(px, py, b, g.eps, g.t) && seen_by_all_in(px, py, b, g.eps, g.t)) {
           root = uf_unite(parent, root, rd);
           continue;
         }
         for (uint32_t j = j0; j < j1; ++j) {
-          double2 q = g.p[j];
-          if (near(px, py, q.x, q.y, g.eps, g.t)) {
+          if (joined(g, core, cell_min_core, either_way, i, px, py, j)) {
             root = uf_unite(parent, root, rd);
             break;
           }
@@ -67,8 +104,8 @@ __global__ void union_kernel(GridView g, const uint8_t* __restrict__ core, Batch
       for (uint32_t j = (j0 > i ? j0 : i + 1); j < j1; ++j) {
         if (!core[j]) continue;
         if (static_cast<const volatile uint32_t*>(parent)[j] == root) continue;
-        double2 q = g.p[j];
-        if (near(px, py, q.x, q.y, g.eps, g.t)) root = uf_unite(parent, root, j);
+        if (joined(g, core, cell_min_core, either_way, i, px, py, j))
+          root = uf_unite(parent, root, j);
       }
     }
   }
@@ -81,14 +118,16 @@ void init_parents(RunContext& ctx, const GridView& g, uint32_t* parent) {
   GD_CHECK_LAUNCH("init_parents_kernel");
 }
 
-void union_core_pairs(RunContext& ctx, const GridView& g, const uint8_t* core, uint32_t nbatches,
+void union_core_pairs(RunContext& ctx, const GridView& g, const uint8_t* core,
+                      const uint64_t* cell_min_core, int64_t minpoints, uint32_t nbatches,
                       uint32_t* parent) {
+  bool either_way = minpoints <= 1;
   for (uint32_t b = 0; b < nbatches; ++b) {
     Batch batch{b, nbatches};
     uint64_t threads = batch_threads(batch, g.n);
     if (threads == 0) continue;
-    union_kernel<<<grid_for(threads), kBlock, 0, ctx.stream()>>>(g, core, batch,
-                                                                 ctx.cancel_flag_device(), parent);
+    union_kernel<<<grid_for(threads), kBlock, 0, ctx.stream()>>>(
+        g, core, cell_min_core, either_way, batch, ctx.cancel_flag_device(), parent);
     GD_CHECK_LAUNCH("union_kernel");
   }
 }
