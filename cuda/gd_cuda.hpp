@@ -38,7 +38,8 @@ struct RunInfo {
 };
 
 // gd::gpu_cluster with options: host points in, per-point representatives
-// (original point indexes, kNoise for noise) out.
+// out: cluster ranks (0..k-1 in the order of each cluster's first point, so
+// that assign_ids maps them in one pass), kNoise for noise.
 void cluster_host(const PointsView& pts, const gd_params& params, const CancelToken& cancel,
                   uint32_t* rep, gd_run_stats& stats, const Options& opts,
                   RunInfo* info = nullptr);

@@ -2,8 +2,8 @@
 // strings the stages together:
 //
 //   upload (transfer.cu) -> grid (grid.cu) -> core flags (core_flags.cu)
-//   -> union-find over core pairs (union_find.cu) -> borders and
-//   representatives (labels.cu) -> download
+//   -> union-find over core pairs (union_find.cu) -> borders, representatives
+//   and their ranks (labels.cu) -> download
 //
 // Each stage enqueues its kernels on the run's stream; the host waits once per
 // stage (RunContext::wait), polling the cancel token while it does.  Memory is
@@ -106,6 +106,9 @@ device_buffer<uint32_t> cluster_on_device(RunContext& ctx, const double* dx, con
     d_rep = out.data();
   }
   final_reps(ctx, g, core.data(), parent.data(), d_rep);
+  parent.reset();
+  core.reset();
+  rank_reps(ctx, n, d_rep);
   ctx.wait();
   stats.t_label += sw.lap();
   if (info != nullptr) {

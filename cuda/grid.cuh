@@ -263,6 +263,9 @@ void assign_borders(RunContext& ctx, const GridView& g, const uint8_t* core,
                     const uint64_t* cell_min_core, uint32_t nbatches, uint32_t* parent);
 void final_reps(RunContext& ctx, const GridView& g, const uint8_t* core, const uint32_t* parent,
                 uint32_t* rep_out);
+// labels.cu: rep[0..n) (original indexes, kNoise) renumbered in place as
+// ranks: the clusters 0..k-1 in the order of their first point.
+void rank_reps(RunContext& ctx, uint32_t n, uint32_t* rep);
 
 }  // namespace cuda
 }  // namespace gd

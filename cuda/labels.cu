@@ -10,10 +10,18 @@
 // smallest_cores: each cell's core with the smallest original index, the
 // per-cell offer that lets the claimer scan skip or take cells whole
 // (claimers.cuh); the union stage uses it too.
+//
+// rank_reps: the representatives renumbered on the device as ranks, cluster
+// k (0-based, in the order of each cluster's first point) holding the value
+// k, so that labels.cpp's assign_ids maps them to ids in one sequential pass
+// instead of a table lookup per row: each cluster's first point is found by
+// an atomicMin over its points' original indexes, the first points are
+// counted by a scan, and every point takes its first point's count.
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
 #include <algorithm>
+#include <cub/device/device_scan.cuh>
 #include <cub/device/device_segmented_reduce.cuh>
 
 #include "claimers.cuh"
@@ -66,6 +74,37 @@ __global__ void final_kernel(GridView g, const uint8_t* __restrict__ core, uint3
   rep[g.idx[i]] = r == kNone ? kNoise : g.idx[r];
 }
 
+// first[r]: the smallest original index of the points whose representative
+// is r.  Reading before the atomic skips it for all but a few points of a
+// cluster (threads run roughly in index order).
+__global__ void first_point_kernel(const uint32_t* __restrict__ rep, uint32_t n,
+                                   uint32_t* first) {
+  uint64_t p = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (p >= n) return;
+  uint32_t r = rep[p];
+  if (r == kNoise) return;
+  uint32_t i = static_cast<uint32_t>(p);
+  if (i < static_cast<const volatile uint32_t*>(first)[r]) atomicMin(first + r, i);
+}
+
+// 1 for the first point of its cluster.
+struct IsFirst {
+  const uint32_t* rep;
+  const uint32_t* first;
+  __host__ __device__ uint32_t operator()(uint64_t p) const {
+    uint32_t r = rep[p];
+    return r != kNoise && first[r] == p ? 1u : 0u;
+  }
+};
+
+__global__ void rank_kernel(uint32_t* __restrict__ rep, uint32_t n,
+                            const uint32_t* __restrict__ first, const uint32_t* __restrict__ rank) {
+  uint64_t p = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (p >= n) return;
+  uint32_t r = rep[p];
+  if (r != kNoise) rep[p] = rank[first[r]];
+}
+
 }  // namespace
 
 device_buffer<uint64_t> smallest_cores(RunContext& ctx, const GridView& g, const uint8_t* core) {
@@ -101,6 +140,25 @@ void final_reps(RunContext& ctx, const GridView& g, const uint8_t* core, const u
   final_kernel<<<grid_for(g.n), kBlock, 0, ctx.stream()>>>(g, core, const_cast<uint32_t*>(parent),
                                                            rep_out);
   GD_CHECK_LAUNCH("final_kernel");
+}
+
+void rank_reps(RunContext& ctx, uint32_t n, uint32_t* rep) {
+  cudaStream_t s = ctx.stream();
+  auto first = ctx.alloc<uint32_t>(n, "first point of each cluster");
+  CUDA_TRY(cudaMemsetAsync(first.data(), 0xff, sizeof(uint32_t) * n, s));
+  first_point_kernel<<<grid_for(n), kBlock, 0, s>>>(rep, n, first.data());
+  GD_CHECK_LAUNCH("first_point_kernel");
+  auto rank = ctx.alloc<uint32_t>(n, "cluster ranks");
+  {
+    using It = thrust::transform_iterator<IsFirst, thrust::counting_iterator<uint64_t>>;
+    It in(thrust::counting_iterator<uint64_t>(0), IsFirst{rep, first.data()});
+    size_t bytes = 0;
+    CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, rank.data(), n, s));
+    auto temp = ctx.alloc<uint8_t>(std::max<size_t>(bytes, 1), "cluster rank scan");
+    CUDA_TRY(cub::DeviceScan::ExclusiveSum(temp.data(), bytes, in, rank.data(), n, s));
+  }
+  rank_kernel<<<grid_for(n), kBlock, 0, s>>>(rep, n, first.data(), rank.data());
+  GD_CHECK_LAUNCH("rank_kernel");
 }
 
 }  // namespace cuda

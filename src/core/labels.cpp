@@ -17,6 +17,45 @@ int32_t next_id(int32_t& count) {
   return count++;
 }
 
+// Representatives that are already ranks (the k-th cluster to appear in row
+// order holds k; the GPU back end gives them) are their ids, when no EMPTY row
+// takes an id between clusters: one sequential pass.  Returns false, having
+// written some ids, at the first row that breaks this; assign_ids then
+// numbers every row again.
+bool assign_ranked_ids(const uint8_t* row_kind, int64_t nrows, const uint32_t* rep,
+                       int64_t minpoints, int32_t* cluster_ids) {
+  uint32_t next = 0;
+  int64_t p = 0;
+  for (int64_t r = 0; r < nrows; ++r) {
+    switch (row_kind[r]) {
+      case GD_ROW_POINT:
+      case GD_ROW_OTHER: {
+        uint32_t v = rep[p++];
+        if (v == kNoise) {
+          cluster_ids[r] = GD_NOISE;
+        } else if (v < next) {
+          cluster_ids[r] = static_cast<int32_t>(v);
+        } else if (v == next && next < static_cast<uint32_t>(std::numeric_limits<int32_t>::max())) {
+          cluster_ids[r] = static_cast<int32_t>(next++);
+        } else {
+          return false;
+        }
+        break;
+      }
+      case GD_ROW_EMPTY:
+        if (minpoints <= 1) return false;
+        cluster_ids[r] = GD_NOISE;
+        break;
+      case GD_ROW_NULL:
+        cluster_ids[r] = GD_NOISE;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 // rep holds one value per GD_ROW_POINT or GD_ROW_OTHER row, in row order.
@@ -24,6 +63,7 @@ int32_t next_id(int32_t& count) {
 // are looked up in a table, any other value in a hash map.
 void assign_ids(const uint8_t* row_kind, int64_t nrows, const uint32_t* rep, int64_t minpoints,
                 int32_t* cluster_ids) {
+  if (assign_ranked_ids(row_kind, nrows, rep, minpoints, cluster_ids)) return;
   int64_t npoints = 0;
   for (int64_t r = 0; r < nrows; ++r)
     npoints += row_kind[r] == GD_ROW_POINT || row_kind[r] == GD_ROW_OTHER;

@@ -11,10 +11,12 @@
 // Skipped where no GPU is usable.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
 
+#include "backend.hpp"
 #include "test_gpu_helpers.hpp"
 
 namespace gd_test {
@@ -191,6 +193,55 @@ TEST(GpuExact, ManySmallRandomSets) {
     if (HasFailure()) break;
   }
   EXPECT_GT(one_sided, 0u);
+}
+
+// assign_ids's one-pass path for ranked representatives (what the GPU back
+// end returns) gives the ids of its general path, also where it must give up
+// part way (EMPTY rows taking ids, a value out of order) and start again.
+// Needs no GPU.
+TEST(RankedIds, SameIdsAsTheGeneralPath) {
+  std::mt19937_64 rng(901);
+  for (int set = 0; set < 200; ++set) {
+    const int64_t nrows = 1 + static_cast<int64_t>(rng() % 300);
+    const int64_t minpoints = static_cast<int64_t>(rng() % 4);
+    std::vector<uint8_t> kinds(nrows);
+    for (auto& k : kinds) {
+      uint64_t v = rng() % 20;
+      k = v == 0 ? GD_ROW_NULL : v == 1 && set % 2 ? GD_ROW_EMPTY : GD_ROW_POINT;
+    }
+    const int64_t npoints = std::count(kinds.begin(), kinds.end(), GD_ROW_POINT);
+    // Arbitrary representatives: clusters named by random point indexes.
+    std::vector<uint32_t> names(8);
+    for (auto& v : names) v = static_cast<uint32_t>(rng() % std::max<int64_t>(npoints, 1));
+    std::vector<uint32_t> rep(npoints);
+    for (auto& v : rep) v = rng() % 5 == 0 ? gd::kNoise : names[rng() % names.size()];
+    std::vector<int32_t> want(nrows), got(nrows, -7);
+    gd::assign_ids(kinds.data(), nrows, rep.data(), minpoints, want.data());
+    // The same clusters as ranks in the order of their first point.
+    std::vector<uint32_t> ranked(npoints);
+    std::vector<int64_t> rank_of(npoints + 1, -1);
+    uint32_t next = 0;
+    for (int64_t p = 0; p < npoints; ++p) {
+      if (rep[p] == gd::kNoise) {
+        ranked[p] = gd::kNoise;
+        continue;
+      }
+      if (rank_of[rep[p]] < 0) rank_of[rep[p]] = next++;
+      ranked[p] = static_cast<uint32_t>(rank_of[rep[p]]);
+    }
+    gd::assign_ids(kinds.data(), nrows, ranked.data(), minpoints, got.data());
+    ASSERT_EQ(got, want) << "set " << set;
+    // A value out of order late in the rows: the one-pass path starts over.
+    if (npoints > 3 && ranked.back() != gd::kNoise) {
+      ranked.back() = next + 3;
+      gd::assign_ids(kinds.data(), nrows, ranked.data(), minpoints, got.data());
+      // The same partition under names that are never ranks.
+      for (int64_t p = 0; p < npoints; ++p)
+        rep[p] = ranked[p] == gd::kNoise ? gd::kNoise : ranked[p] + 1000000;
+      gd::assign_ids(kinds.data(), nrows, rep.data(), minpoints, want.data());
+      EXPECT_EQ(got, want) << "set " << set;
+    }
+  }
 }
 
 }  // namespace
