@@ -57,6 +57,7 @@ __device__ __forceinline__ bool joined(const GridView& g, const uint8_t* core,
   bool i_sees_j = in_box_of(px, py, q.x, q.y, g.eps);
   bool j_sees_i = in_box_of(q.x, q.y, px, py, g.eps);
   if (either_way) return i_sees_j || j_sees_i;
+  if (i_sees_j && j_sees_i) return true;  // the common case: no row order needed
   uint32_t oi = g.idx[i], oj = g.idx[j];
   bool i_later = oi > oj;
   if (i_later ? i_sees_j : j_sees_i) return true;   // the later point sees the earlier
