@@ -765,8 +765,10 @@ gpu_dbscan_params_finalfn(PG_FUNCTION_ARGS)
 			{
 				if (v[i] >= 0)
 				{
+					int64		size = ++sizes[v[i]];
+
 					k = Max(k, v[i] + 1);
-					largest = Max(largest, ++sizes[v[i]]);
+					largest = Max(largest, size);
 				}
 				else if (st->rows.kind[i] != GD_ROW_NULL)
 					noise++;
