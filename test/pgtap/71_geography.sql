@@ -1,0 +1,221 @@
+-- gpu_dbscan(geography, eps_m, minpoints) against DBSCAN written out in SQL
+-- (lib/reference_dbscan.sql) over the pairs of rows i < j for which
+-- ST_DWithin(geog_i, geog_j, eps_m, false) is true.
+--
+-- Seeded sets: uniform over the sphere, a band across the antimeridian,
+-- caps at both poles (exact pole points with different longitudes
+-- included), blobs centred on the antimeridian and next to the poles,
+-- duplicates, NULL and EMPTY rows, another SRID (another radius), and the
+-- GeoNames cities near the antimeridian and the poles plus a sample of the
+-- rest.  eps from 0 and 1 m to more than half the circumference.  Then each
+-- of 300 pairs alone with eps = its rounded ST_Distance: clustered exactly
+-- when ST_DWithin says so.
+\ir lib/prelude.sql
+\ir lib/reference_dbscan.sql
+
+\if :{?cities_file}
+\else
+\set cities_file `pwd`/cache/cities500.tsv
+\endif
+SELECT (pg_stat_file(:'cities_file', true)).size IS NOT NULL AS have_cities \gset
+
+-- One row per point: lon/lat in degrees; kind 'P' (point), 'N' (NULL) or 'E' (EMPTY).
+CREATE TABLE gd_test.geo (ds int, id int, lon float8, lat float8, kind char DEFAULT 'P',
+						  srid int DEFAULT 4326);
+CREATE TABLE gd_test.geo_sets (ds int PRIMARY KEY, family text);
+CREATE TABLE gd_test.geo_cases (case_id serial, ds int, eps float8, minpoints int);
+
+-- Longitude wrapped into [-180, 180).
+CREATE FUNCTION gd_test.wrap(lon float8) RETURNS float8
+LANGUAGE sql IMMUTABLE AS $$ SELECT lon - 360 * floor((lon + 180) / 360) $$;
+
+-- n seeded points: family sphere (uniform on the sphere), band (lon within
+-- 5 degrees of the antimeridian, lat within 10 of the equator), north /
+-- south (caps within cap degrees of the pole, a tenth exactly on it), blobs
+-- (gaussian, sigma degrees, around the centres given), dups (k sites).
+CREATE FUNCTION gd_test.gen_geo(set_id int, seed float8, family text, n int,
+								cap float8 DEFAULT 2, sigma float8 DEFAULT 0.2,
+								clon float8[] DEFAULT '{180,0,-179.9}',
+								clat float8[] DEFAULT '{0,89.5,-89.9}')
+RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+	lon	float8;
+	lat	float8;
+	c	int;
+BEGIN
+	PERFORM setseed(seed);
+	FOR i IN 1 .. n LOOP
+		lon := 360 * random() - 180;
+		CASE family
+			WHEN 'sphere' THEN
+				lat := degrees(asin(2 * random() - 1));
+			WHEN 'band' THEN
+				lon := gd_test.wrap(175 + 10 * random());
+				lat := 20 * random() - 10;
+			WHEN 'north' THEN
+				lat := CASE WHEN i % 10 = 0 THEN 90 ELSE 90 - cap * random() END;
+			WHEN 'south' THEN
+				lat := CASE WHEN i % 10 = 0 THEN -90 ELSE -90 + cap * random() END;
+			WHEN 'blobs' THEN
+				c := 1 + floor(random() * cardinality(clon))::int;
+				lon := gd_test.wrap(clon[c] + sigma * sqrt(-2 * ln(1 - random())) * cos(2 * pi() * random()));
+				lat := clat[c] + sigma * sqrt(-2 * ln(1 - random())) * sin(2 * pi() * random());
+				lat := CASE WHEN lat > 90 THEN 180 - lat WHEN lat < -90 THEN -180 - lat ELSE lat END;
+			WHEN 'dups' THEN
+				c := floor(random() * 7)::int;
+				lon := gd_test.wrap(179.99 + 0.01 * c);
+				lat := 45 + 0.001 * (c % 3);
+		END CASE;
+		INSERT INTO gd_test.geo (ds, id, lon, lat) VALUES (set_id, i, lon, lat);
+	END LOOP;
+END
+$$;
+
+DO $build$
+BEGIN
+	PERFORM gd_test.gen_geo(1, 0.11, 'sphere', 400);
+	INSERT INTO gd_test.geo_sets VALUES (1, 'uniform on the sphere');
+	INSERT INTO gd_test.geo_cases (ds, eps, minpoints) VALUES
+		(1, 300000, 2), (1, 800000, 3), (1, 1500000, 5), (1, 1000000, 1), (1, 2500000, 12);
+
+	PERFORM gd_test.gen_geo(2, 0.22, 'band', 400);
+	INSERT INTO gd_test.geo_sets VALUES (2, 'band across the antimeridian');
+	INSERT INTO gd_test.geo_cases (ds, eps, minpoints) VALUES
+		(2, 10000, 2), (2, 30000, 3), (2, 60000, 6), (2, 45000, 0), (2, 120000, 15);
+
+	PERFORM gd_test.gen_geo(3, 0.33, 'north', 300);
+	INSERT INTO gd_test.geo_sets VALUES (3, 'north polar cap');
+	INSERT INTO gd_test.geo_cases (ds, eps, minpoints) VALUES
+		(3, 0, 2), (3, 5000, 2), (3, 15000, 4), (3, 40000, 8), (3, 25000, 1);
+
+	PERFORM gd_test.gen_geo(4, 0.44, 'south', 300, 1.5);
+	INSERT INTO gd_test.geo_sets VALUES (4, 'south polar cap');
+	INSERT INTO gd_test.geo_cases (ds, eps, minpoints) VALUES
+		(4, 0, 2), (4, 1, 3), (4, 4000, 2), (4, 12000, 5), (4, 30000, 10);
+
+	PERFORM gd_test.gen_geo(5, 0.55, 'blobs', 500);
+	INSERT INTO gd_test.geo_sets VALUES (5, 'blobs on the antimeridian and by the poles');
+	INSERT INTO gd_test.geo_cases (ds, eps, minpoints) VALUES
+		(5, 3000, 3), (5, 8000, 5), (5, 20000, 10), (5, 50000, 2);
+
+	PERFORM gd_test.gen_geo(6, 0.66, 'dups', 200);
+	INSERT INTO gd_test.geo_sets VALUES (6, 'duplicates 1 km apart across the antimeridian');
+	INSERT INTO gd_test.geo_cases (ds, eps, minpoints) VALUES
+		(6, 0, 2), (6, 0, 40), (6, 785, 30), (6, 800, 50), (6, 1600, 2);
+
+	-- more than half the circumference: every pair
+	PERFORM gd_test.gen_geo(7, 0.77, 'sphere', 150);
+	INSERT INTO gd_test.geo_sets VALUES (7, 'uniform, eps beyond half the circumference');
+	INSERT INTO gd_test.geo_cases (ds, eps, minpoints) VALUES
+		(7, 20015086, 2), (7, 20015087, 150), (7, 30000000, 151), (7, 'Infinity', 3),
+		(7, 19000000, 100);
+
+	-- another SRID: PostGIS's sphere for GRS 80 has another radius
+	PERFORM gd_test.gen_geo(8, 0.88, 'band', 300);
+	UPDATE gd_test.geo SET srid = 4269 WHERE ds = 8;
+	INSERT INTO gd_test.geo_sets VALUES (8, 'band, SRID 4269');
+	INSERT INTO gd_test.geo_cases (ds, eps, minpoints) VALUES (8, 30000, 3), (8, 60000, 6);
+
+	-- NULL and EMPTY rows in some sets
+	UPDATE gd_test.geo SET kind = 'N' WHERE ds IN (2, 3, 5) AND id % 17 = 3;
+	UPDATE gd_test.geo SET kind = 'E' WHERE ds IN (2, 4, 5) AND id % 19 = 5;
+END
+$build$;
+
+\if :have_cities
+CREATE TEMP TABLE cities_raw (id int, name text, lat float8, lon float8);
+COPY cities_raw FROM :'cities_file';
+-- near the antimeridian and the poles, and every 300th of the rest
+INSERT INTO gd_test.geo (ds, id, lon, lat)
+SELECT 9, id, lon, lat FROM cities_raw
+WHERE abs(lon) > 175 OR abs(lat) > 70 OR lat < -50 OR id % 300 = 0;
+INSERT INTO gd_test.geo_sets VALUES (9, 'GeoNames cities by the antimeridian and the poles, and a sample');
+INSERT INTO gd_test.geo_cases (ds, eps, minpoints) VALUES
+	(9, 5000, 2), (9, 20000, 2), (9, 20000, 5), (9, 100000, 3), (9, 300000, 8);
+\endif
+
+CREATE VIEW gd_test.geo_rows AS
+SELECT ds, id, row_number() OVER (PARTITION BY ds ORDER BY id)::int AS rn, kind,
+	   CASE kind WHEN 'P' THEN ST_SetSRID(ST_MakePoint(lon, lat), srid)::geography
+				 WHEN 'E' THEN 'POINT EMPTY'::geography END AS geog
+FROM gd_test.geo;
+
+CREATE TABLE gd_test.geo_points AS SELECT * FROM gd_test.geo_rows;
+CREATE INDEX ON gd_test.geo_points USING gist (geog);
+ANALYZE gd_test.geo_points;
+
+-- Pairs within each set's largest eps (a superset of every case's pairs).
+CREATE TABLE gd_test.geo_pairs AS
+SELECT a.ds, a.rn AS i, b.rn AS j, a.geog AS gi, b.geog AS gj
+FROM gd_test.geo_points a
+JOIN (SELECT ds, max(eps) AS eps FROM gd_test.geo_cases GROUP BY ds) m ON m.ds = a.ds
+JOIN gd_test.geo_points b ON b.ds = a.ds AND b.rn > a.rn
+	 AND ST_DWithin(a.geog, b.geog, least(m.eps, 1e9), false)
+WHERE a.kind = 'P' AND b.kind = 'P';
+
+-- The reference clustering of set ds.
+CREATE FUNCTION gd_test.geo_want(set_id int, eps float8, minpoints int)
+RETURNS int[]
+LANGUAGE sql AS $$
+	SELECT gd_test.dbscan_reference(
+		(SELECT array_agg(kind = 'P' ORDER BY rn) FROM gd_test.geo_points WHERE ds = set_id),
+		(SELECT array_agg(kind = 'E' ORDER BY rn) FROM gd_test.geo_points WHERE ds = set_id),
+		array_agg(i ORDER BY i, j), array_agg(j ORDER BY i, j), minpoints)
+	FROM gd_test.geo_pairs
+	WHERE ds = set_id AND ST_DWithin(gi, gj, eps, false)
+$$;
+
+CREATE FUNCTION gd_test.geo_got(set_id int, eps float8, minpoints int)
+RETURNS int[]
+LANGUAGE sql AS $$
+	SELECT array_agg(c ORDER BY rn)
+	FROM (SELECT rn, gpu_dbscan(geog, eps, minpoints) OVER (ORDER BY rn) AS c
+		  FROM gd_test.geo_points WHERE ds = set_id) s
+$$;
+
+-- Each of 300 pairs alone, eps its rounded ST_Distance: right at the edge.
+SELECT setseed(0.99) \g /dev/null
+CREATE TABLE gd_test.edge_pairs AS
+SELECT k, a, b, ST_Distance(a, b, false) AS eps
+FROM (SELECT k,
+			 ST_MakePoint(gd_test.wrap(lon0), lat0)::geography AS a,
+			 ST_MakePoint(gd_test.wrap(lon0 + dlon), greatest(-90, least(90, lat0 + dlat)))::geography AS b
+	  FROM (SELECT k, 360 * random() AS lon0, 180 * random() - 90 AS lat0,
+				   (random() - 0.5) * power(10, -4 + 5 * random()) AS dlon,
+				   (random() - 0.5) * power(10, -4 + 5 * random()) AS dlat
+			FROM generate_series(1, 300) AS k) r) p;
+
+SELECT plan(4 + (SELECT count(*)::int FROM gd_test.geo_cases));
+
+SELECT ok((SELECT count(*) FROM gd_test.geo_pairs) > 20000, 'reference pairs computed');
+SELECT ok((SELECT count(*) FROM (
+			   SELECT c FROM (SELECT ST_X(geog::geometry) AS lon,
+									 gpu_dbscan(geog, 150000, 3) OVER (ORDER BY rn) AS c
+							  FROM gd_test.geo_points WHERE ds = 2) s
+			   WHERE c IS NOT NULL
+			   GROUP BY c HAVING min(lon) < -179.5 AND max(lon) > 179.5) t) > 0,
+		  'band, eps 150 km: some cluster spans the antimeridian');
+
+SELECT is(coalesce(gd_test.labelings_diff(g.got, w.want), gd_test.ids_diff(g.got)), NULL,
+		  format('%s, eps %s m, minpoints %s: the clusters of ST_DWithin(geog, geog, eps, false)',
+				 s.family, c.eps, c.minpoints))
+FROM gd_test.geo_cases c
+JOIN gd_test.geo_sets s USING (ds),
+	 LATERAL (SELECT gd_test.geo_got(c.ds, c.eps, c.minpoints) AS got) g,
+	 LATERAL (SELECT gd_test.geo_want(c.ds, c.eps, c.minpoints) AS want) w
+ORDER BY c.case_id;
+
+SELECT is((SELECT count(*)::int
+		   FROM (SELECT k, bool_and(c IS NOT NULL) AS together, ST_DWithin(a, b, eps, false) AS within
+				 FROM (SELECT k, a, b, eps, gpu_dbscan(g, eps, 2) OVER (PARTITION BY k ORDER BY n) AS c
+					   FROM gd_test.edge_pairs, LATERAL (VALUES (1, a), (2, b)) v(n, g)) s
+				 GROUP BY k, a, b, eps) t
+		   WHERE together <> within), 0,
+		  '300 pairs with eps at their rounded distance: together exactly when ST_DWithin says so');
+SELECT ok((SELECT count(*) FILTER (WHERE ST_DWithin(a, b, eps, false)) BETWEEN 30 AND 270
+		   FROM gd_test.edge_pairs),
+		  'the edge pairs fall on both sides of eps');
+
+SELECT * FROM finish();
+ROLLBACK;
