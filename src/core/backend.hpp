@@ -57,20 +57,66 @@ struct PointsView {
   uint32_t n;
 };
 
-// The neighbour predicate every back end uses: PostGIS's inclusive box
-// prefilter (|dx| <= eps and |dy| <= eps) and then sqrt(dx*dx + dy*dy) <= eps
-// in double, never contracted into a fused multiply-add (the build passes
-// -ffp-contract=off and nvcc -fmad=false).  The box test is not implied by
-// the distance test when dx*dx underflows: (0 0) and (1e-300 0) are not
-// neighbours at eps 0 in PostGIS.  Every operation here is monotone, so if
-// the two corners of a box pass, every pair of points inside it passes.
+// The neighbour relation every back end uses, as PostGIS 3.3.2 computes it
+// (union_dbscan in liblwgeom/lwgeom_geos_cluster.c).  DIRECTION: p is the
+// point searching, q the point found.  PostGIS asks its index for the points
+// inside p's box [fl(px - eps), fl(px + eps)] x [fl(py - eps), fl(py + eps)]
+// (inclusive, the sums rounded in double) and keeps those with
+// sqrt(dx*dx + dy*dy) <= eps, dx = qx - px, in double, never contracted into a
+// fused multiply-add (the build passes -ffp-contract=off, nvcc -fmad=false).
+//
+// The distance test is symmetric; the box is not: at the last bit
+// within(p, q) and within(q, p) can differ (coordinates of mixed sign or
+// different binades, where fl(px + eps) rounds), and where dx*dx underflows
+// the box alone decides ((0 0) and (1e-170 0) are not neighbours at eps 0).
+// Who is asking matters (see cpu_union.cpp for the rules built on this):
+//   - core: p counts the q with within(p, q), itself included;
+//   - border x: claimed by the smallest-row core r with within(r, x);
+//   - core p joins core q < p (rows) when within(p, q), the later row's view,
+//     and every point joins the core that claims it first.
+// When either holds, |qx - px| and |qy - py| are at most
+// max(eps, 2^-500) * (1 + 2^-52): the distance test bounds |fl(dx)| by eps
+// unless dx*dx underflows, and then |dx| < 2^-500.  Every operation is
+// monotone, so if within(c0, c1) and within(c1, c0) for the corners
+// c0 = (xmin, ymin), c1 = (xmax, ymax) of a box, then within(p, q) for every
+// pair of points of the box.
 #if defined(__CUDACC__)
-__host__ __device__
+#define GD_HOST_DEVICE __host__ __device__
+#else
+#define GD_HOST_DEVICE
 #endif
-inline bool within_eps(double px, double py, double qx, double qy, double eps) {
+
+// q inside p's query box.
+GD_HOST_DEVICE inline bool in_query_box(double px, double py, double qx, double qy, double eps) {
+  return qx >= px - eps && qx <= px + eps && qy >= py - eps && qy <= py + eps;
+}
+
+// The distance test alone (symmetric).
+GD_HOST_DEVICE inline bool within_distance(double px, double py, double qx, double qy,
+                                           double eps) {
   double dx = qx - px;
   double dy = qy - py;
-  return fabs(dx) <= eps && fabs(dy) <= eps && sqrt(dx * dx + dy * dy) <= eps;
+  return sqrt(dx * dx + dy * dy) <= eps;
+}
+
+// q is p's neighbour when p searches (see above).
+GD_HOST_DEVICE inline bool within(double px, double py, double qx, double qy, double eps) {
+  return in_query_box(px, py, qx, qy, eps) && within_distance(px, py, qx, qy, eps);
+}
+
+// Both directions at once: bit 0 within(p, q), bit 1 within(q, p).
+GD_HOST_DEVICE inline unsigned within_each_way(double px, double py, double qx, double qy,
+                                               double eps) {
+  const unsigned pq = in_query_box(px, py, qx, qy, eps);
+  const unsigned qp = in_query_box(qx, qy, px, py, eps);
+  if ((pq | qp) == 0 || !within_distance(px, py, qx, qy, eps)) return 0;
+  return pq | qp << 1;
+}
+
+// Deprecated: the old name, kept so that code not yet moved to within()
+// compiles; it is within(p, q), p searching.
+GD_HOST_DEVICE inline bool within_eps(double px, double py, double qx, double qy, double eps) {
+  return within(px, py, qx, qy, eps);
 }
 
 // CPU back end (cpu_dbscan.cpp): fills rep[0..pts.n), and core[0..pts.n)

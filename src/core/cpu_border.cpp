@@ -1,18 +1,46 @@
 // cpu_border.cpp — representatives: core points take their set's root; a
-// border point takes the root of its core neighbour with the smallest point
-// index (PostGIS visits rows in order and the first core point to reach a
-// border point keeps it); the rest is noise.
+// border point x takes the root of its first claimer, the core point r with
+// the smallest point index such that within(r, x) (r's view: PostGIS visits
+// rows in order and the first core point whose search reaches x keeps it);
+// the rest is noise.  first_claimer() also serves the union stage, for the
+// core pairs that see each other one way only (cpu_union.cpp).
 #include <algorithm>
 
 #include "cpu_phases.hpp"
-#include "cpu_window.hpp"
 
 namespace gd {
 
-void assign_borders(const Grid& grid, double eps, const std::vector<uint8_t>& flags,
-                    const AtomicUnionFind& uf, uint32_t* rep, ThreadTeam& team) {
+uint32_t first_claimer(const Grid& grid, const uint8_t* flags, double eps, uint32_t x,
+                       const PointRange* rows) {
   const double* xs = grid.xs.data();
   const double* ys = grid.ys.data();
+  const uint32_t* perm = grid.perm.data();
+  const double px = xs[x], py = ys[x];
+  uint32_t best_index = kNoise, best = kNoise;
+  for (int a = 0; a < WindowCursor::kRows; ++a) {
+    for (uint32_t q = rows[a].begin; q < rows[a].end; ++q) {
+      // The searcher is q: its box, rounded at q, must hold x.
+      if ((flags[q] & kCoreFlag) && perm[q] < best_index && within(xs[q], ys[q], px, py, eps)) {
+        best_index = perm[q];
+        best = q;
+      }
+    }
+  }
+  return best;
+}
+
+uint32_t first_claimer(const Grid& grid, const uint8_t* flags, double eps, uint32_t x) {
+  // The cell holding sorted position x.
+  const uint32_t c = static_cast<uint32_t>(
+      std::upper_bound(grid.start.begin(), grid.start.end(), x) - grid.start.begin() - 1);
+  WindowCursor window(grid);
+  PointRange rows[WindowCursor::kRows];
+  window.at(c, rows);
+  return first_claimer(grid, flags, eps, x, rows);
+}
+
+void assign_borders(const Grid& grid, double eps, const std::vector<uint8_t>& flags,
+                    const AtomicUnionFind& uf, uint32_t* rep, ThreadTeam& team) {
   const uint32_t* perm = grid.perm.data();
   const uint8_t* f = flags.data();
 
@@ -32,20 +60,10 @@ void assign_borders(const Grid& grid, double eps, const std::vector<uint8_t>& fl
           window.at(static_cast<uint32_t>(c), rows);
           have_rows = true;
         }
-        const double px = xs[p], py = ys[p];
-        uint32_t best_index = kNoise, best = 0;
+        const uint32_t r = first_claimer(grid, f, eps, p, rows);
+        rep[perm[p]] = r == kNoise ? kNoise : uf.find(r);
         size_t work = 0;
-        for (const PointRange& r : rows) {
-          for (uint32_t q = r.begin; q < r.end; ++q) {
-            if ((f[q] & kCoreFlag) && perm[q] < best_index &&
-                within_eps(px, py, xs[q], ys[q], eps)) {
-              best_index = perm[q];
-              best = q;
-            }
-          }
-          work += r.end - r.begin;
-        }
-        rep[perm[p]] = best_index == kNoise ? kNoise : uf.find(best);
+        for (const PointRange& range : rows) work += range.end - range.begin;
         poller.add(work);
       }
     }

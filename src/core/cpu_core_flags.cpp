@@ -1,12 +1,14 @@
-// cpu_core_flags.cpp — which points have at least minpoints neighbours.
+// cpu_core_flags.cpp — which points have at least minpoints neighbours,
+// counted from each point's own view: #{q : within(p, q)} (backend.hpp).
 //
-// A cell whose own bounding box has a diagonal within eps holds points that
-// are pairwise neighbours; with at least minpoints points it is dense: all
-// its points are core, with no distance test.  It is also marked dense when
-// its points turn out to be core one by one, so that the union stage joins
-// it as a whole.  The diagonal test is exact: for two points of the box, |fl(qx - px)| <= fl(xmax - xmin)
-// and every later operation is monotone, so their distance as computed by
-// within_eps is at most the box diagonal computed the same way.
+// A cell whose points' bounding box has corners c0 = (xmin, ymin) and
+// c1 = (xmax, ymax) with within(c0, c1) and within(c1, c0) holds points that
+// are pairwise neighbours both ways (every operation of within() is
+// monotone: for p, q in the box, qx <= xmax <= fl(xmin + eps) <= fl(px + eps)
+// and |fl(qx - px)| <= fl(xmax - xmin), likewise on y); with at least
+// minpoints points it is dense: all its points are core, with no distance
+// test.  It is also marked dense when its points turn out to be core one by
+// one, so that the union stage joins it as a whole.
 #include <algorithm>
 
 #include "cpu_phases.hpp"
@@ -34,7 +36,8 @@ void mark_core_points(const Grid& grid, double eps, int64_t minpoints, std::vect
         y0 = std::min(y0, ys[i]);
         y1 = std::max(y1, ys[i]);
       }
-      const bool small = within_eps(x0, y0, x1, y1, eps);  // all pairs are neighbours
+      // All pairs are neighbours, both ways.
+      const bool small = within(x0, y0, x1, y1, eps) && within(x1, y1, x0, y0, eps);
       if (small && static_cast<int64_t>(e - b) >= need) {
         std::fill(f + b, f + e, kCoreFlag | kDenseFlag);
         if (counts) std::fill(counts + b, counts + e, static_cast<uint32_t>(need));
@@ -61,7 +64,7 @@ void mark_core_points(const Grid& grid, double eps, int64_t minpoints, std::vect
               q = skip.end - 1;
               continue;
             }
-            if (within_eps(px, py, xs[q], ys[q], eps) && ++found >= need) goto core;
+            if (within(px, py, xs[q], ys[q], eps) && ++found >= need) goto core;
           }
           visited += r.end - r.begin;
         }

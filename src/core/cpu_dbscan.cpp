@@ -43,7 +43,7 @@ void cpu_cluster(const PointsView& pts, const gd_params& params, const CancelTok
   stats.t_core += watch.lap();
 
   AtomicUnionFind uf(pts.n);
-  union_core_points(grid, params.eps, flags, uf, team);
+  union_core_points(grid, params.eps, flags, uf, team, linkage_for(params.minpoints));
   stats.t_union += watch.lap();
 
   assign_borders(grid, params.eps, flags, uf, rep, team);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cpu_grid.hpp"
+#include "cpu_window.hpp"
 #include "parallel.hpp"
 #include "union_find.hpp"
 
@@ -45,12 +46,28 @@ class WorkPoller {
 void mark_core_points(const Grid& grid, double eps, int64_t minpoints, std::vector<uint8_t>& flags,
                       ThreadTeam& team, uint32_t* counts = nullptr);
 
-// Unions every pair of core points within eps (dense cells wholesale).
+// How core points are joined (cpu_union.cpp).  kDbscan (minpoints >= 2):
+// core p joins core q < p (point indexes) when within(p, q), and each core
+// point joins its first claimer; kSingle (minpoints 0 or 1, PostGIS's
+// union_dbscan_minpoints_1): p and q join when within(p, q) or within(q, p).
+enum class Linkage { kDbscan, kSingle };
+inline Linkage linkage_for(int64_t minpoints) {
+  return minpoints <= 1 ? Linkage::kSingle : Linkage::kDbscan;
+}
+
+// Unions the core points as the linkage says (dense cells wholesale).
 void union_core_points(const Grid& grid, double eps, const std::vector<uint8_t>& flags,
-                       AtomicUnionFind& uf, ThreadTeam& team);
+                       AtomicUnionFind& uf, ThreadTeam& team, Linkage linkage = Linkage::kDbscan);
+
+// The sorted position of x's first claimer: the core point r with the
+// smallest point index such that within(r, x) (r searching); kNoise when
+// there is none.  rows: the window of x's cell; without it, it is found.
+uint32_t first_claimer(const Grid& grid, const uint8_t* flags, double eps, uint32_t x,
+                       const PointRange* rows);
+uint32_t first_claimer(const Grid& grid, const uint8_t* flags, double eps, uint32_t x);
 
 // rep[point index]: the root of a core point's set; for a border point, the
-// root of its core neighbour with the smallest point index; else kNoise.
+// root of its first claimer; else kNoise.
 void assign_borders(const Grid& grid, double eps, const std::vector<uint8_t>& flags,
                     const AtomicUnionFind& uf, uint32_t* rep, ThreadTeam& team);
 

@@ -1,15 +1,31 @@
-// cpu_union.cpp — connecting core points within eps of each other.
+// cpu_union.cpp — connecting core points, with PostGIS's rules for the
+// one-sided neighbour relation within(p, q) (backend.hpp).
+//
+// PostGIS (union_dbscan_general) visits rows in order; a core point p unions
+// with each q it finds that is core and already visited (q < p), or that no
+// earlier core point has found yet (p claims q).  So, in point indexes:
+//   - core p and core q < p are joined when within(p, q): the later row's
+//     view of the earlier one;
+//   - every point x is joined to its first claimer, the smallest-index core r
+//     with within(r, x) (a core x is its own claimer unless an earlier core
+//     point reaches it).
+// For a pair of core points that see each other both ways this is the usual
+// rule.  A pair where only the earlier row sees the later one is rare (the
+// boxes differ at the last bit, or squares underflow): that pair is joined
+// only through the later point's first claimer, found on demand.  With
+// minpoints 0 or 1 (union_dbscan_minpoints_1) a pair is joined when either
+// sees the other.
 //
 // Every point of a dense cell starts in one set.  Then each pair of core
-// points within eps is joined once:
+// points that may need joining is met once:
 //   - a dense cell D, as a whole, against every core point q of its window
 //     outside D, except points of dense cells sorted before D (that cell
-//     already met D's points as its q's): a distance test between q and D's
-//     points until one is within eps; a dense neighbour cell is left as soon
-//     as it is in D's set;
+//     already met D's points as its q's): a test between q and D's points
+//     until q is in D's set; a dense neighbour cell is left as soon as it is
+//     in D's set;
 //   - a core point p of a non-dense cell against the core points q > p of its
 //     window that are not in dense cells (those were met by their cell).
-// A pair already in one set is skipped without a distance test.
+// A pair already in one set is skipped without a test.
 #include <algorithm>
 
 #include "cpu_phases.hpp"
@@ -19,9 +35,45 @@ namespace gd {
 
 namespace {
 
+// Joins two core points as the linkage says.
+class CoreJoiner {
+ public:
+  CoreJoiner(const Grid& grid, const uint8_t* flags, double eps, Linkage linkage,
+             AtomicUnionFind& uf)
+      : grid_(grid), flags_(flags), eps_(eps), single_(linkage == Linkage::kSingle), uf_(uf) {}
+
+  // a and b (sorted positions) with rel = within_each_way(a, b) != 0.
+  // Returns true when a and b are now known to be in one set.
+  bool operator()(uint32_t a, uint32_t b, unsigned rel) {
+    if (rel == 3 || single_) {
+      uf_.unite(a, b);
+      return true;
+    }
+    // One way only.
+    const bool a_later = grid_.perm[a] > grid_.perm[b];
+    if (rel == (a_later ? 1u : 2u)) {  // the later row sees the earlier one
+      uf_.unite(a, b);
+      return true;
+    }
+    // Only the earlier row sees the later one, which therefore has a first
+    // claimer (the earlier row or one before it): that is its edge.
+    const uint32_t later = a_later ? a : b;
+    uf_.unite(later, first_claimer(grid_, flags_, eps_, later));
+    return uf_.same(a, b);
+  }
+
+ private:
+  const Grid& grid_;
+  const uint8_t* flags_;
+  double eps_;
+  bool single_;
+  AtomicUnionFind& uf_;
+};
+
 // Dense cell c, points [b, e), against the cells of its window.
 void union_dense_cell(const Grid& grid, uint32_t c, const CellRange* rows, const uint8_t* f,
-                      double eps, double reach, AtomicUnionFind& uf, WorkPoller& poller) {
+                      double eps, double reach, AtomicUnionFind& uf, CoreJoiner& join,
+                      WorkPoller& poller) {
   const double* xs = grid.xs.data();
   const double* ys = grid.ys.data();
   const uint32_t b = grid.start[c], e = grid.start[c + 1];
@@ -33,20 +85,20 @@ void union_dense_cell(const Grid& grid, uint32_t c, const CellRange* rows, const
     y1 = std::max(y1, ys[i]);
   }
   uint32_t rb = uf.find(b);
-  // Joins q's set to the cell's when some point of the cell is within eps of q.
-  auto meet = [&](uint32_t q, uint32_t rq) {
+  // Joins q's set to the cell's when some point of the cell and q are to be joined.
+  auto meet = [&](uint32_t q) {
     const double qx = xs[q], qy = ys[q];
     // Every point of the box is at least this far from q on one axis: when
     // that exceeds the reach of eps, no distance test can succeed.
     double gx = std::max(x0 - qx, qx - x1), gy = std::max(y0 - qy, qy - y1);
     if (gx > reach || gy > reach) return;
     uint32_t p = b;
-    while (p < e && !within_eps(xs[p], ys[p], qx, qy, eps)) ++p;
-    poller.add(p - b);
-    if (p < e) {
-      uf.unite(rb, rq);
-      rb = uf.find(rb);
+    for (; p < e; ++p) {
+      const unsigned rel = within_each_way(xs[p], ys[p], qx, qy, eps);
+      if (rel != 0 && join(p, q, rel)) break;
     }
+    poller.add(p - b);
+    rb = uf.find(rb);
   };
   for (int a = 0; a < WindowCursor::kRows; ++a) {
     for (uint32_t n = rows[a].begin; n < rows[a].end; ++n) {
@@ -59,7 +111,7 @@ void union_dense_cell(const Grid& grid, uint32_t c, const CellRange* rows, const
         if (n < c) continue;
         uint32_t rn = uf.find(nb);
         for (uint32_t q = nb; q < ne && rn != rb; ++q) {
-          meet(q, rn);
+          meet(q);
           rn = uf.find(rn);
           rb = uf.find(rb);
         }
@@ -67,8 +119,7 @@ void union_dense_cell(const Grid& grid, uint32_t c, const CellRange* rows, const
       }
       for (uint32_t q = nb; q < ne; ++q) {
         if (!(f[q] & kCoreFlag)) continue;
-        uint32_t rq = uf.find(q);
-        if (rq != rb) meet(q, rq);
+        if (uf.find(q) != rb) meet(q);
       }
     }
   }
@@ -77,7 +128,7 @@ void union_dense_cell(const Grid& grid, uint32_t c, const CellRange* rows, const
 // Core points of a non-dense cell [b, e) against the non-dense core points q > p.
 void union_sparse_cell(uint32_t b, uint32_t e, const PointRange* rows, const double* xs,
                        const double* ys, const uint8_t* f, double eps, AtomicUnionFind& uf,
-                       WorkPoller& poller) {
+                       CoreJoiner& join, WorkPoller& poller) {
   for (uint32_t p = b; p < e; ++p) {
     if (!(f[p] & kCoreFlag)) continue;
     const double px = xs[p], py = ys[p];
@@ -89,9 +140,10 @@ void union_sparse_cell(uint32_t b, uint32_t e, const PointRange* rows, const dou
         if (f[q] != kCoreFlag) continue;  // not core, or in a dense cell
         // rp may have stopped being a root (other threads): then it differs
         // from find(q) and the pair is tested, which is only extra work.
-        uint32_t rq = uf.find(q);
-        if (rq != rp && within_eps(px, py, xs[q], ys[q], eps)) {
-          uf.unite(rp, rq);
+        if (uf.find(q) == rp) continue;
+        const unsigned rel = within_each_way(px, py, xs[q], ys[q], eps);
+        if (rel != 0) {
+          join(p, q, rel);
           rp = uf.find(rp);
         }
       }
@@ -104,7 +156,7 @@ void union_sparse_cell(uint32_t b, uint32_t e, const PointRange* rows, const dou
 }  // namespace
 
 void union_core_points(const Grid& grid, double eps, const std::vector<uint8_t>& flags,
-                       AtomicUnionFind& uf, ThreadTeam& team) {
+                       AtomicUnionFind& uf, ThreadTeam& team, Linkage linkage) {
   const double* xs = grid.xs.data();
   const double* ys = grid.ys.data();
   const uint8_t* f = flags.data();
@@ -123,20 +175,21 @@ void union_core_points(const Grid& grid, double eps, const std::vector<uint8_t>&
   team.for_dynamic(grid.cells.size(), grain, [&](size_t c0, size_t c1) {
     WindowCursor window(grid);
     WorkPoller poller(team.cancel());
+    CoreJoiner join(grid, f, eps, linkage, uf);
     PointRange rows[WindowCursor::kRows];
     CellRange cell_rows[WindowCursor::kRows];
     for (size_t c = c0; c < c1; ++c) {
       const uint32_t b = grid.start[c], e = grid.start[c + 1];
       if (f[b] & kDenseFlag) {
         window.cells_at(static_cast<uint32_t>(c), cell_rows);
-        union_dense_cell(grid, static_cast<uint32_t>(c), cell_rows, f, eps, reach, uf, poller);
+        union_dense_cell(grid, static_cast<uint32_t>(c), cell_rows, f, eps, reach, uf, join, poller);
         continue;
       }
       bool any_core = false;
       for (uint32_t p = b; p < e && !any_core; ++p) any_core = f[p] & kCoreFlag;
       if (!any_core) continue;
       window.at(static_cast<uint32_t>(c), rows);
-      union_sparse_cell(b, e, rows, xs, ys, f, eps, uf, poller);
+      union_sparse_cell(b, e, rows, xs, ys, f, eps, uf, join, poller);
     }
   });
 }

@@ -33,9 +33,12 @@ struct SimpleUnionFind {
 }  // namespace
 
 bool ref_within(double px, double py, double qx, double qy, double eps) {
+  // p's query box, its bounds rounded in double, inclusive.
+  const double xlo = px - eps, xhi = px + eps, ylo = py - eps, yhi = py + eps;
+  if (qx < xlo || qx > xhi || qy < ylo || qy > yhi) return false;
   double dx = qx - px;
   double dy = qy - py;
-  return std::fabs(dx) <= eps && std::fabs(dy) <= eps && std::sqrt(dx * dx + dy * dy) <= eps;
+  return std::sqrt(dx * dx + dy * dy) <= eps;
 }
 
 std::vector<int32_t> canonical_ids(const std::vector<int32_t>& ids) {
@@ -95,47 +98,124 @@ std::vector<int32_t> reference_dbscan(const std::vector<double>& x, const std::v
                                       const std::vector<uint8_t>& kinds, double eps,
                                       int64_t minpoints) {
   const size_t n = kinds.size();
-  std::vector<std::vector<bool>> nb(n, std::vector<bool>(n, false));
-  for (size_t i = 0; i < n; ++i)
-    for (size_t j = 0; j < n; ++j)
-      nb[i][j] = is_point(kinds[i]) && is_point(kinds[j]) && ref_within(x[i], y[i], x[j], y[j], eps);
-  return reference_graph_dbscan(kinds, nb, minpoints);
+  constexpr size_t kNone = SIZE_MAX;
+  // sees[p][q]: within(p, q), p searching.
+  std::vector<std::vector<bool>> sees(n, std::vector<bool>(n, false));
+  for (size_t p = 0; p < n; ++p)
+    for (size_t q = 0; q < n; ++q)
+      sees[p][q] = is_point(kinds[p]) && is_point(kinds[q]) &&
+                   ref_within(x[p], y[p], x[q], y[q], eps);
+
+  // Core: p's own view.
+  std::vector<bool> core(n, false);
+  for (size_t p = 0; p < n; ++p) {
+    int64_t count = 0;
+    for (size_t q = 0; q < n; ++q) count += sees[p][q];
+    core[p] = is_point(kinds[p]) && count >= std::max<int64_t>(minpoints, 1);
+  }
+  // First claimer: the smallest core r that sees x.
+  std::vector<size_t> claimer(n, kNone);
+  for (size_t xi = 0; xi < n; ++xi)
+    for (size_t r = 0; r < n && claimer[xi] == kNone; ++r)
+      if (core[r] && sees[r][xi]) claimer[xi] = r;
+
+  SimpleUnionFind uf(n);
+  if (minpoints <= 1) {
+    // union_dbscan_minpoints_1: p and q join when either sees the other.
+    for (size_t p = 0; p < n; ++p)
+      for (size_t q = 0; q < p; ++q)
+        if (sees[p][q] || sees[q][p]) uf.unite(p, q);
+  } else {
+    // The later row's view joins two core points; every point joins its first claimer.
+    for (size_t p = 0; p < n; ++p)
+      for (size_t q = 0; q < p; ++q)
+        if (core[p] && core[q] && sees[p][q]) uf.unite(p, q);
+    for (size_t xi = 0; xi < n; ++xi)
+      if (claimer[xi] != kNone) uf.unite(xi, claimer[xi]);
+  }
+
+  std::vector<int32_t> raw(n, -1);
+  for (size_t i = 0; i < n; ++i) {
+    if (kinds[i] == GD_ROW_EMPTY && minpoints <= 1) raw[i] = static_cast<int32_t>(i);
+    if (is_point(kinds[i]) && (core[i] || claimer[i] != kNone))
+      raw[i] = static_cast<int32_t>(uf.find(i));
+  }
+  return canonical_ids(raw);
 }
 
 std::vector<int32_t> postgis_order_dbscan(const std::vector<double>& x,
                                           const std::vector<double>& y,
                                           const std::vector<uint8_t>& kinds, double eps,
                                           int64_t minpoints) {
+  // liblwgeom/lwgeom_geos_cluster.c of PostGIS 3.3.2, statement by statement
+  // (without its num_geoms <= min_points bail-out, which the glue applies).
   const size_t n = kinds.size();
   SimpleUnionFind uf(n);
-  std::vector<char> in_cluster(n, 0), is_core(n, 0);
-  for (size_t p = 0; p < n; ++p) {
-    if (!is_point(kinds[p])) continue;
-    // PostGIS queries its STRtree with p's box grown by eps, then tests the
-    // distance of each hit.
+  // dbscan_update_context: the STRtree hits of p's box grown by eps, the
+  // bounds computed in double; an EMPTY row is in no box.
+  auto query = [&](size_t p) {
     const double xlo = x[p] - eps, xhi = x[p] + eps, ylo = y[p] - eps, yhi = y[p] + eps;
-    std::vector<size_t> neighbours;
-    for (size_t q = 0; q < n; ++q) {
-      if (!is_point(kinds[q]) || x[q] < xlo || x[q] > xhi || y[q] < ylo || y[q] > yhi) continue;
-      double dx = x[q] - x[p], dy = y[q] - y[p];
-      if (std::sqrt(dx * dx + dy * dy) <= eps) neighbours.push_back(q);
+    std::vector<size_t> hits;
+    for (size_t q = 0; q < n; ++q)
+      if (is_point(kinds[q]) && !(x[q] < xlo || x[q] > xhi || y[q] < ylo || y[q] > yhi))
+        hits.push_back(q);
+    return hits;
+  };
+  // lwgeom_mindistance2d_tolerance(geoms[p], geoms[q]) for two points.
+  auto mindist = [&](size_t p, size_t q) {
+    double hside = x[q] - x[p], vside = y[q] - y[p];
+    return std::sqrt(hside * hside + vside * vside);
+  };
+  std::vector<char> in_a_cluster(n, 0), is_in_core(n, 0);
+  if (minpoints <= 1) {
+    // union_dbscan_minpoints_1
+    std::fill(in_a_cluster.begin(), in_a_cluster.end(), 1);
+    for (size_t p = 0; p < n; ++p) {
+      if (!is_point(kinds[p])) continue;
+      for (size_t q : query(p))
+        if (uf.find(p) != uf.find(q) && mindist(p, q) <= eps) uf.unite(p, q);
     }
-    if (static_cast<int64_t>(neighbours.size()) < minpoints) continue;
-    is_core[p] = 1;
-    in_cluster[p] = 1;
-    for (size_t q : neighbours) {
-      if (in_cluster[q]) {
-        if (is_core[q]) uf.unite(p, q);
+  } else {
+    // union_dbscan_general with union_if_available
+    const size_t min_points = static_cast<size_t>(minpoints);
+    auto union_if_available = [&](size_t p, size_t q) {
+      if (in_a_cluster[q]) {
+        if (is_in_core[q]) uf.unite(p, q);
       } else {
         uf.unite(p, q);
-        in_cluster[q] = 1;
+        in_a_cluster[q] = 1;
+      }
+    };
+    std::vector<size_t> neighbors;
+    for (size_t p = 0; p < n; ++p) {
+      if (!is_point(kinds[p])) continue;
+      std::vector<size_t> hits = query(p);
+      if (hits.size() < min_points) continue;
+      neighbors.clear();
+      for (size_t q : hits) {
+        if (neighbors.size() >= min_points) {
+          if (uf.find(p) == uf.find(q)) continue;
+          if (in_a_cluster[q] && !is_in_core[q]) continue;
+        }
+        if (mindist(p, q) <= eps) {
+          if (neighbors.size() < min_points) {
+            neighbors.push_back(q);
+            if (neighbors.size() == min_points) {
+              is_in_core[p] = 1;
+              in_a_cluster[p] = 1;
+              for (size_t j : neighbors) union_if_available(p, j);
+            }
+          } else {
+            union_if_available(p, q);
+          }
+        }
       }
     }
   }
   std::vector<int32_t> raw(n, -1);
   for (size_t i = 0; i < n; ++i) {
     if (kinds[i] == GD_ROW_EMPTY && minpoints <= 1) raw[i] = static_cast<int32_t>(i);
-    if (is_point(kinds[i]) && in_cluster[i]) raw[i] = static_cast<int32_t>(uf.find(i));
+    if (is_point(kinds[i]) && in_a_cluster[i]) raw[i] = static_cast<int32_t>(uf.find(i));
   }
   return canonical_ids(raw);
 }
@@ -148,7 +228,7 @@ std::string check_invariants(const std::vector<double>& x, const std::vector<dou
   if (ids.size() != n) return "wrong number of ids";
   if (ids != canonical_ids(ids)) return "ids are not numbered by first row";
 
-  // Neighbours of every point through a sweep over x.
+  // Every (p, q) with within(p, q), p searching, through a sweep over x.
   const double reach = std::max(eps, std::ldexp(1.0, -500)) * (1 + 1e-9);
   std::vector<size_t> order;
   for (size_t i = 0; i < n; ++i)
@@ -160,37 +240,46 @@ std::string check_invariants(const std::vector<double>& x, const std::vector<dou
       fn(i, i);
       for (size_t b = a + 1; b < order.size() && !(x[order[b]] - x[i] > reach); ++b) {
         size_t j = order[b];
-        if (ref_within(x[i], y[i], x[j], y[j], eps)) {
-          fn(i, j);
-          fn(j, i);
-        }
+        if (ref_within(x[i], y[i], x[j], y[j], eps)) fn(i, j);
+        if (ref_within(x[j], y[j], x[i], y[i], eps)) fn(j, i);
       }
     }
   };
 
   std::vector<int64_t> count(n, 0);
-  for_each_neighbour([&](size_t i, size_t) { ++count[i]; });
+  for_each_neighbour([&](size_t p, size_t) { ++count[p]; });
   std::vector<bool> core(n);
   for (size_t i = 0; i < n; ++i)
     core[i] = is_point(kinds[i]) && count[i] >= std::max<int64_t>(minpoints, 1);
 
+  // Core points joined directly: the later row's view (either with
+  // minpoints <= 1); first claimers: the smallest core that sees a point.
   SimpleUnionFind uf(n);
-  std::vector<size_t> best_core(n, SIZE_MAX);
+  std::vector<size_t> claimer(n, SIZE_MAX);
   std::string err;
-  for_each_neighbour([&](size_t i, size_t j) {
-    if (!err.empty()) return;
-    if (core[i] && core[j]) {
-      uf.unite(i, j);
-      if (ids[i] != ids[j]) {
-        std::ostringstream s;
-        s << "core rows " << i << " and " << j << " are neighbours but have ids " << ids[i]
-          << " and " << ids[j];
-        err = s.str();
-      }
+  for_each_neighbour([&](size_t p, size_t q) {
+    if (!core[p]) return;
+    claimer[q] = std::min(claimer[q], p);
+    if (!err.empty() || !core[q] || (q > p && minpoints >= 2)) return;
+    uf.unite(p, q);
+    if (ids[p] != ids[q]) {
+      std::ostringstream s;
+      s << "core row " << p << " sees core row " << q << " but they have ids " << ids[p]
+        << " and " << ids[q];
+      err = s.str();
     }
-    if (!core[i] && core[j]) best_core[i] = std::min(best_core[i], j);
   });
   if (!err.empty()) return err;
+  for (size_t i = 0; i < n; ++i) {
+    if (!core[i] || claimer[i] == SIZE_MAX) continue;
+    uf.unite(i, claimer[i]);
+    if (ids[i] != ids[claimer[i]]) {
+      std::ostringstream s;
+      s << "core row " << i << " has id " << ids[i] << ", its first claimer row " << claimer[i]
+        << " has id " << ids[claimer[i]];
+      return s.str();
+    }
+  }
 
   std::map<int32_t, size_t> component_of_id, rows_with_id;
   for (int32_t id : ids) ++rows_with_id[id];
@@ -214,12 +303,12 @@ std::string check_invariants(const std::vector<double>& x, const std::vector<dou
           auto it = component_of_id.emplace(ids[i], uf.find(i)).first;
           if (it->second != uf.find(i))
             s << "id " << ids[i] << " holds core points that are not connected (row " << i << ")";
-        } else if (best_core[i] != SIZE_MAX) {
-          if (ids[i] != ids[best_core[i]])
-            s << "border row " << i << " has id " << ids[i] << ", its first core neighbour row "
-              << best_core[i] << " has id " << ids[best_core[i]];
+        } else if (claimer[i] != SIZE_MAX) {
+          if (ids[i] != ids[claimer[i]])
+            s << "border row " << i << " has id " << ids[i] << ", its first claimer row "
+              << claimer[i] << " has id " << ids[claimer[i]];
         } else if (ids[i] != -1) {
-          s << "row " << i << " has no core neighbour but id " << ids[i];
+          s << "row " << i << " is claimed by no core point but has id " << ids[i];
         }
     }
     if (!s.str().empty()) return s.str();
