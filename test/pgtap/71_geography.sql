@@ -104,11 +104,13 @@ BEGIN
 	INSERT INTO gd_test.geo_cases (ds, eps, minpoints) VALUES
 		(6, 0, 2), (6, 0, 40), (6, 785, 30), (6, 800, 50), (6, 1600, 2);
 
-	-- more than half the circumference: every pair
-	PERFORM gd_test.gen_geo(7, 0.77, 'sphere', 150);
+	-- around half the circumference (pi R = 20,015,114.35 m), with antipodes
+	PERFORM gd_test.gen_geo(7, 0.77, 'sphere', 146);
+	INSERT INTO gd_test.geo (ds, id, lon, lat) VALUES
+		(7, 147, 10, 10), (7, 148, -170, -10), (7, 149, 0, 90), (7, 150, 0, -90);
 	INSERT INTO gd_test.geo_sets VALUES (7, 'uniform, eps beyond half the circumference');
 	INSERT INTO gd_test.geo_cases (ds, eps, minpoints) VALUES
-		(7, 20015086, 2), (7, 20015087, 150), (7, 30000000, 151), (7, 'Infinity', 3),
+		(7, 20015114, 2), (7, 20015115, 150), (7, 30000000, 151), (7, 'Infinity', 3),
 		(7, 19000000, 100);
 
 	-- another SRID: PostGIS's sphere for GRS 80 has another radius
