@@ -5,17 +5,7 @@
 -- non-point geometries, GROUP BY, parallel plans, bad arguments.
 --
 
-CREATE TEMP TABLE pts (id int, geom geometry);
-INSERT INTO pts VALUES
-(1, 'POINT (0 0)'),
-(2, 'POINT (0 1)'),
-(3, 'POINT (-0.5 0.5)'),
-(4, 'POINT (1 0)'),
-(5, 'POINT (1 1)'),
-(6, 'POINT (1.0 0.5)'),
-(7, 'POINT (9 9)'),
-(8, NULL),
-(9, 'POINT EMPTY');
+\i sql/include/small_rows.sql
 
 -- ids in the ORDER BY order, aligned with array_agg over the same order
 SELECT array_agg(id ORDER BY id) AS ids,

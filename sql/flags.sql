@@ -4,17 +4,7 @@
 -- geometries; partitions; bad arguments.
 --
 
-CREATE TEMP TABLE pts (id int, geom geometry);
-INSERT INTO pts VALUES
-(1, 'POINT (0 0)'),
-(2, 'POINT (0 1)'),
-(3, 'POINT (-0.5 0.5)'),
-(4, 'POINT (1 0)'),
-(5, 'POINT (1 1)'),
-(6, 'POINT (1.0 0.5)'),
-(7, 'POINT (9 9)'),
-(8, NULL),
-(9, 'POINT EMPTY');
+\i sql/include/small_rows.sql
 
 -- each row's type next to its id and its neighbour count
 SELECT id, gpu_dbscan(geom, 0.8, 3) OVER w AS cid,

@@ -9,12 +9,27 @@
 //     edges they bring: those are united into the same union-find, each new
 //     point against the core points of its window, and the sets after level
 //     k are the clusters of level k;
-//   - a border point's cluster at level k is that of its core neighbour with
-//     the smallest point index among those of depth > k: one scan of each
-//     point that is not core everywhere records, per depth, the smallest such
-//     neighbour, and a suffix minimum gives every level at once.
+//   - a border point's cluster at level k is that of its first claimer, the
+//     core point of depth > k with the smallest point index that reaches it:
+//     one scan of each point that is not core everywhere records, per depth,
+//     the smallest such claimer, and a suffix minimum gives every level.
+//
+// That holds where the neighbour relation is symmetric.  PostGIS's is not
+// always (backend.hpp: p's box is rounded at p), and then a core point may
+// hang on its first claimer through a pair that only the earlier row sees,
+// which a new core point of a lower level can take over: the clusters of a
+// lower level need not contain those of a higher one.  The scan therefore
+// watches for pairs of points that are core at some level and see each
+// other one way only, and for points core at every level whose first
+// claimer sees them one way only and that a lower level's new core point
+// could replace; if it finds one, each level is clustered on its own (exact,
+// without the shared search).  minpoints 1 (single linkage, pairs joined
+// when either point sees the other) is always clustered on its own.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <cstring>
+#include <memory>
 #include <utility>
 
 #include "cpu_phases.hpp"
@@ -53,18 +68,55 @@ std::vector<Depth> point_depths(const std::vector<uint32_t>& counts,
 using EdgeList = std::vector<std::pair<uint32_t, uint32_t>>;
 using LevelEdges = std::vector<std::vector<EdgeList>>;
 
+// What the scan learns beyond edges and borders: whether the levels may not
+// nest (see the file comment), with a cache of the check of each top point.
+class NestingCheck {
+ public:
+  NestingCheck(const Grid& grid, const std::vector<uint8_t>& top_flags, double eps)
+      : grid_(grid), flags_(top_flags), eps_(eps), state_(new std::atomic<uint8_t>[top_flags.size()]) {
+    for (size_t i = 0; i < top_flags.size(); ++i) state_[i].store(kUnknown, std::memory_order_relaxed);
+  }
+
+  bool broken() const { return broken_.load(std::memory_order_relaxed); }
+  void set_broken() { broken_.store(true, std::memory_order_relaxed); }
+
+  // x is core at every level and a lower level's core point earlier than x
+  // reaches it: does x hang on a first claimer that only sees it one way?
+  void check_top(uint32_t x) {
+    uint8_t st = state_[x].load(std::memory_order_relaxed);
+    if (st == kUnknown) {
+      const uint32_t r = first_claimer(grid_, flags_.data(), eps_, x);
+      const bool one_way = r != x && r != kNoise &&
+                           !within(grid_.xs[x], grid_.ys[x], grid_.xs[r], grid_.ys[r], eps_);
+      st = one_way ? kOneWay : kFine;
+      state_[x].store(st, std::memory_order_relaxed);
+    }
+    if (st == kOneWay) set_broken();
+  }
+
+ private:
+  static constexpr uint8_t kUnknown = 0, kFine = 1, kOneWay = 2;
+  const Grid& grid_;
+  const std::vector<uint8_t>& flags_;
+  double eps_;
+  std::unique_ptr<std::atomic<uint8_t>[]> state_;
+  std::atomic<bool> broken_{false};
+};
+
 // One scan of each point p that is not core at every level:
 //   - borders: for each level k >= depth[p] (where p is not core),
-//     best[k][p] = the sorted position of p's neighbour of depth > k with
-//     the smallest point index, or kNoise;
+//     best[k][p] = the sorted position of p's first claimer among the points
+//     of depth > k (q reaches p: within(q, p)), or kNoise;
 //   - edges: p's neighbours q with depth[q] >= depth[p] > 0 join p at level
 //     depth[p] - 1 (a pair of equal depth is taken from its first point).
-//     Of the neighbours in another cell, q is left out when it is within eps
-//     of one already taken from that cell: both are core at that level and
-//     their own pair, taken in full within their cell (or by the largest
-//     level's union), connects them.
+//     Of the neighbours in another cell, q is left out when it and one
+//     already taken from that cell see each other: both are core at that
+//     level and their own pair, taken in full within their cell (or by the
+//     largest level's union), connects them;
+//   - nesting: one-way pairs and top points' one-way claimers (see above).
 LevelEdges scan_levels(const Grid& grid, double eps, const std::vector<Depth>& depth,
-                       size_t nlevels, uint32_t* const* best, ThreadTeam& team) {
+                       size_t nlevels, uint32_t* const* best, NestingCheck& nesting,
+                       ThreadTeam& team) {
   const double* xs = grid.xs.data();
   const double* ys = grid.ys.data();
   const uint32_t* perm = grid.perm.data();
@@ -78,7 +130,7 @@ LevelEdges scan_levels(const Grid& grid, double eps, const std::vector<Depth>& d
     WindowCursor window(grid);
     WorkPoller poller(team.cancel());
     CellRange cols[WindowCursor::kRows];
-    // smallest point index (and its sorted position) among neighbours of depth j + 1
+    // smallest point index (and its sorted position) among claimers of depth j + 1
     std::vector<uint32_t> first_index(nlevels), first_pos(nlevels);
     for (size_t c = c0; c < c1; ++c) {
       const uint32_t b = grid.start[c], e = grid.start[c + 1];
@@ -101,19 +153,23 @@ LevelEdges scan_levels(const Grid& grid, double eps, const std::vector<Depth>& d
             for (uint32_t q = nb; q < ne; ++q) {
               const Depth dq = d[q];
               if (dq < dp || (dq == dp && (dp == 0 || q <= p))) continue;
-              const bool border = dq > dp && perm[q] < first_index[dq - 1];
-              const bool edge = dp > 0;
-              if (!(border || edge) || !within_eps(px, py, xs[q], ys[q], eps)) continue;
-              if (border) {
-                first_index[dq - 1] = perm[q];
+              const unsigned rel = within_each_way(px, py, xs[q], ys[q], eps);
+              if (rel == 0) continue;
+              if (dq > dp && (rel & 2) && perm[q] < first_index[dq - 1]) {
+                first_index[dq - 1] = perm[q];  // q reaches p
                 first_pos[dq - 1] = q;
               }
-              if (!edge) continue;
+              if (dp == 0) continue;  // p is never core: no edge
+              if (rel != 3) {
+                nesting.set_broken();
+                continue;
+              }
+              if (dq == top && perm[p] < perm[q]) nesting.check_top(q);
               if (!own) {
-                if (taken[0] != kNoise && within_eps(xs[taken[0]], ys[taken[0]], xs[q], ys[q], eps))
-                  continue;
-                if (taken[1] != kNoise && within_eps(xs[taken[1]], ys[taken[1]], xs[q], ys[q], eps))
-                  continue;
+                auto sees = [&](uint32_t t) {
+                  return t != kNoise && within_each_way(xs[t], ys[t], xs[q], ys[q], eps) == 3;
+                };
+                if (sees(taken[0]) || sees(taken[1])) continue;
                 taken[taken[0] == kNoise ? 0 : 1] = q;
               }
               mine[dp - 1].emplace_back(p, q);
@@ -121,7 +177,7 @@ LevelEdges scan_levels(const Grid& grid, double eps, const std::vector<Depth>& d
             work += ne - nb;
           }
         }
-        // Level k sees the neighbours of every depth above k.
+        // Level k sees the claimers of every depth above k.
         uint32_t index = kNoise, pos = kNoise;
         for (size_t k = nlevels; k-- > dp;) {
           if (first_index[k] < index) {
@@ -147,19 +203,33 @@ void union_level(LevelEdges& edges, size_t k, AtomicUnionFind& uf, ThreadTeam& t
   });
 }
 
-}  // namespace
-
-void cpu_sweep(const PointsView& pts, double eps, const std::vector<int64_t>& levels,
-               const gd_params& params, const CancelToken& cancel, uint32_t* const* best,
-               const SweepEmit& emit, gd_run_stats& stats) {
-  stats.backend = GD_BACKEND_CPU;
-  stats.points = pts.n;
-  const size_t nlevels = levels.size();
-  if (nlevels == 0 || nlevels > UINT16_MAX) throw Error(GD_ERR_INTERNAL, "bad sweep level count");
-  if (pts.n == 0) {
-    for (size_t k = nlevels; k-- > 0;) emit(k, nullptr);
-    return;
+// Each level clustered on its own by the CPU back end (emit order kept).
+void cluster_each_level(const PointsView& pts, const std::vector<int64_t>& levels,
+                        const gd_params& params, const CancelToken& cancel, size_t first,
+                        size_t last, const SweepEmit& emit, gd_run_stats& stats) {
+  std::vector<uint32_t> rep(pts.n);
+  for (size_t k = last; k-- > first;) {
+    gd_params one = params;
+    one.minpoints = levels[k];
+    gd_run_stats st;
+    std::memset(&st, 0, sizeof st);
+    cpu_cluster(pts, one, cancel, rep.data(), st);
+    stats.t_sort += st.t_sort;
+    stats.t_core += st.t_core;
+    stats.t_union += st.t_union;
+    stats.t_label += st.t_label;
+    stats.cells = st.cells;
+    emit(k, rep.data());
   }
+}
+
+// The sweep proper over levels[first..] (each >= 2, or a lone 1).
+void sweep_levels(const PointsView& pts, double eps, const std::vector<int64_t>& all_levels,
+                  size_t first, const gd_params& params, const CancelToken& cancel,
+                  uint32_t* const* all_best, const SweepEmit& emit, gd_run_stats& stats) {
+  const std::vector<int64_t> levels(all_levels.begin() + first, all_levels.end());
+  uint32_t* const* best = all_best + first;
+  const size_t nlevels = levels.size();
   ThreadTeam team(resolve_threads(params.threads, pts.n), cancel);
   auto watch = std::chrono::steady_clock::now();
 
@@ -175,11 +245,17 @@ void cpu_sweep(const PointsView& pts, double eps, const std::vector<int64_t>& le
   std::vector<uint32_t>().swap(counts);
   stats.t_core += lap(watch);
 
-  LevelEdges edges = scan_levels(grid, eps, depth, nlevels, best, team);
+  NestingCheck nesting(grid, flags, eps);
+  LevelEdges edges = scan_levels(grid, eps, depth, nlevels, best, nesting, team);
   stats.t_label += lap(watch);
+  if (nesting.broken()) {
+    LevelEdges().swap(edges);
+    cluster_each_level(pts, all_levels, params, cancel, first, all_levels.size(), emit, stats);
+    return;
+  }
 
   AtomicUnionFind uf(pts.n);
-  union_core_points(grid, eps, flags, uf, team);
+  union_core_points(grid, eps, flags, uf, team, linkage_for(levels.back()));
   std::vector<uint8_t>().swap(flags);
   stats.t_union += lap(watch);
 
@@ -198,9 +274,28 @@ void cpu_sweep(const PointsView& pts, double eps, const std::vector<int64_t>& le
         rep[perm[p]] = r;
       }
     });
-    emit(k, rep.data());
+    emit(k + first, rep.data());
     stats.t_label += lap(watch);
   }
+}
+
+}  // namespace
+
+void cpu_sweep(const PointsView& pts, double eps, const std::vector<int64_t>& levels,
+               const gd_params& params, const CancelToken& cancel, uint32_t* const* best,
+               const SweepEmit& emit, gd_run_stats& stats) {
+  stats.backend = GD_BACKEND_CPU;
+  stats.points = pts.n;
+  const size_t nlevels = levels.size();
+  if (nlevels == 0 || nlevels > UINT16_MAX) throw Error(GD_ERR_INTERNAL, "bad sweep level count");
+  if (pts.n == 0) {
+    for (size_t k = nlevels; k-- > 0;) emit(k, nullptr);
+    return;
+  }
+  // minpoints 1 links pairs either point sees: clustered on its own, last.
+  const size_t first = levels.front() == 1 && nlevels > 1 ? 1 : 0;
+  sweep_levels(pts, eps, levels, first, params, cancel, best, emit, stats);
+  if (first == 1) cluster_each_level(pts, levels, params, cancel, 0, 1, emit, stats);
 }
 
 }  // namespace gd

@@ -8,23 +8,11 @@
 -- reads it (COPY), as the postgres user.  Without the file every test is
 -- skipped with a diagnostic.
 \ir lib/prelude.sql
-
-\if :{?cities_file}
-\else
-\set cities_file `pwd`/cache/cities500.tsv
-\endif
-SELECT (pg_stat_file(:'cities_file', true)).size IS NOT NULL AS have_cities \gset
+\ir lib/cities.sql
 
 SELECT plan(16);
 
 \if :have_cities
-CREATE TEMP TABLE cities_raw (id int, name text, lat float8, lon float8);
-COPY cities_raw FROM :'cities_file';
-CREATE TEMP TABLE cities AS
-SELECT id, name, ST_SetSRID(ST_MakePoint(lon, lat), 4326)::geometry(Point, 4326) AS geom
-FROM cities_raw;
-ANALYZE cities;
-
 SELECT is((SELECT count(*)::int FROM cities), 199568, 'all 199,568 cities loaded');
 SELECT is((SELECT count(*)::int FROM cities WHERE geom IS NULL OR ST_IsEmpty(geom)), 0, 'every city has a point');
 

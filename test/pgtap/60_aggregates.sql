@@ -9,12 +9,7 @@
 -- non-point shapes, NULL and EMPTY rows), groups, parallel plans, and the
 -- GeoNames cities when cache/cities500.tsv is there.
 \ir lib/prelude.sql
-
-\if :{?cities_file}
-\else
-\set cities_file `pwd`/cache/cities500.tsv
-\endif
-SELECT (pg_stat_file(:'cities_file', true)).size IS NOT NULL AS have_cities \gset
+\ir lib/cities.sql
 
 -- NULL when gpu_dbscan_agg over src in order_expr order equals the window
 -- function's ids in that order, else the first difference.
@@ -176,54 +171,41 @@ BEGIN
 END
 $$;
 
-CREATE TABLE gd_test.agg_cases (
-	case_id		serial,
-	ds			int,
-	family		text,
-	eps			float8,
-	minpoints	int
-);
+\ir lib/sets.sql
 
-DO $build$
-DECLARE
-	d	int := 0;
-BEGIN
-	FOR i IN 1 .. 4 LOOP
-		d := d + 1;
-		INSERT INTO gd_test.pts (ds, id, geom)
-		SELECT d, g.id, g.geom FROM gd_test.gen_uniform(0.31 + i / 100.0, 300 * i, 100) g;
-		INSERT INTO gd_test.agg_cases (ds, family, eps, minpoints) VALUES
-			(d, 'uniform', 100 / sqrt(300 * i), 3), (d, 'uniform', 50 / sqrt(300 * i), 1),
-			(d, 'uniform', 200 / sqrt(300 * i), 8);
-	END LOOP;
-	FOR i IN 1 .. 4 LOOP
-		d := d + 1;
-		INSERT INTO gd_test.pts (ds, id, geom)
-		SELECT d, g.id, g.geom FROM gd_test.gen_blobs(0.41 + i / 100.0, 400 + 300 * i, 3 + i, 1 + i / 2.0, 0.1, 100) g;
-		INSERT INTO gd_test.agg_cases (ds, family, eps, minpoints) VALUES
-			(d, 'blobs', 0.5, 4), (d, 'blobs', 1, 10), (d, 'blobs', 2, 2);
-	END LOOP;
-	d := d + 1;
-	INSERT INTO gd_test.pts (ds, id, geom) SELECT d, g.id, g.geom FROM gd_test.gen_duplicates(0.51, 800, 40, 1) g;
-	INSERT INTO gd_test.agg_cases (ds, family, eps, minpoints) VALUES
-		(d, 'duplicates', 0, 5), (d, 'duplicates', 1, 30), (d, 'duplicates', 1.5, 0);
-	d := d + 1;
-	INSERT INTO gd_test.pts (ds, id, geom) SELECT d, g.id, g.geom FROM gd_test.gen_lattice(30, 40, 0.1, 1000.3, -20.7) g;
-	INSERT INTO gd_test.agg_cases (ds, family, eps, minpoints) VALUES
-		(d, 'lattice', 0.1, 3), (d, 'lattice', 0.1, 5), (d, 'lattice', 0.1, 1);
-	d := d + 1;
-	INSERT INTO gd_test.pts (ds, id, geom) SELECT d, g.id, g.geom FROM gd_test.gen_jittered(-0.51, 1500, 1, 12) g;
-	INSERT INTO gd_test.agg_cases (ds, family, eps, minpoints) VALUES
-		(d, 'jittered', 1, 3), (d, 'jittered', 1, 6);
-	d := d + 1;
-	INSERT INTO gd_test.pts (ds, id, geom) SELECT d, g.id, g.geom FROM gd_test.gen_shapes(-0.61, 300, 50, 3) g;
-	INSERT INTO gd_test.agg_cases (ds, family, eps, minpoints) VALUES
-		(d, 'shapes', 1, 2), (d, 'shapes', 3, 4);
-	-- NULL and EMPTY rows in a uniform and a blob set
-	PERFORM gd_test.sprinkle(2, 0.05, 0.05);
-	PERFORM gd_test.sprinkle(6, 0.1, 0.02);
-END
-$build$;
+-- The sets (generator calls) and the cases run on them.
+CREATE TABLE gd_test.agg_sets (ds int, generator text);
+INSERT INTO gd_test.agg_sets VALUES
+	(1, 'gen_uniform(0.32, 300, 100)'),
+	(2, 'gen_uniform(0.33, 600, 100)'),
+	(3, 'gen_uniform(0.34, 900, 100)'),
+	(4, 'gen_uniform(0.35, 1200, 100)'),
+	(5, 'gen_blobs(0.42, 700, 4, 1.5, 0.1, 100)'),
+	(6, 'gen_blobs(0.43, 1000, 5, 2, 0.1, 100)'),
+	(7, 'gen_blobs(0.44, 1300, 6, 2.5, 0.1, 100)'),
+	(8, 'gen_blobs(0.45, 1600, 7, 3, 0.1, 100)'),
+	(9, 'gen_duplicates(0.51, 800, 40, 1)'),
+	(10, 'gen_lattice(30, 40, 0.1, 1000.3, -20.7)'),
+	(11, 'gen_jittered(-0.51, 1500, 1, 12)'),
+	(12, 'gen_shapes(-0.61, 300, 50, 3)');
+SELECT gd_test.load_set(ds, generator) FROM gd_test.agg_sets;
+-- NULL and EMPTY rows in a uniform and a blob set
+SELECT gd_test.sprinkle(2, 0.05, 0.05), gd_test.sprinkle(6, 0.1, 0.02);
+
+CREATE TABLE gd_test.agg_cases (case_id serial, ds int, family text, eps float8, minpoints int);
+INSERT INTO gd_test.agg_cases (ds, family, eps, minpoints) VALUES
+	(1, 'uniform', 5.77, 3), (1, 'uniform', 2.89, 1), (1, 'uniform', 11.5, 8),
+	(2, 'uniform', 4.08, 3), (2, 'uniform', 2.04, 1), (2, 'uniform', 8.16, 8),
+	(3, 'uniform', 3.33, 3), (3, 'uniform', 1.67, 1), (3, 'uniform', 6.67, 8),
+	(4, 'uniform', 2.89, 3), (4, 'uniform', 1.44, 1), (4, 'uniform', 5.77, 8),
+	(5, 'blobs', 0.5, 4), (5, 'blobs', 1, 10), (5, 'blobs', 2, 2),
+	(6, 'blobs', 0.5, 4), (6, 'blobs', 1, 10), (6, 'blobs', 2, 2),
+	(7, 'blobs', 0.5, 4), (7, 'blobs', 1, 10), (7, 'blobs', 2, 2),
+	(8, 'blobs', 0.5, 4), (8, 'blobs', 1, 10), (8, 'blobs', 2, 2),
+	(9, 'duplicates', 0, 5), (9, 'duplicates', 1, 30), (9, 'duplicates', 1.5, 0),
+	(10, 'lattice', 0.1, 3), (10, 'lattice', 0.1, 5), (10, 'lattice', 0.1, 1),
+	(11, 'jittered', 1, 3), (11, 'jittered', 1, 6),
+	(12, 'shapes', 1, 2), (12, 'shapes', 3, 4);
 ANALYZE gd_test.pts;
 
 SELECT plan(4 * (SELECT count(*)::int FROM gd_test.agg_cases) + 10 + 4);
@@ -289,11 +271,6 @@ RESET max_parallel_workers_per_gather;
 
 -- the cities
 \if :have_cities
-CREATE TEMP TABLE cities_raw (id int, name text, lat float8, lon float8);
-COPY cities_raw FROM :'cities_file';
-CREATE TEMP TABLE cities AS
-SELECT id, name, ST_SetSRID(ST_MakePoint(lon, lat), 4326)::geometry(Point, 4326) AS geom
-FROM cities_raw;
 SELECT is(gd_test.agg_diff('cities', 0.05, 5), NULL, 'cities, eps 0.05, minpoints 5: gpu_dbscan_agg = window ids');
 SELECT is(gd_test.agg_diff('cities', 0.5, 20, 'name, id'), NULL, 'cities by name, eps 0.5, minpoints 20: gpu_dbscan_agg = window ids');
 SELECT is(gd_test.params_diff('cities', '{0.05, 0.1}', '{2, 5, 20}'), NULL, 'cities: gpu_dbscan_params = gpu_dbscan_agg per pair');

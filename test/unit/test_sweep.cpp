@@ -74,6 +74,21 @@ TEST(Sweep, LatticeAtExactlyEps) {
   expect_sweep_matches(r, 1.0, {1, 2, 3, 4, 5, 6}, "lattice");
 }
 
+// Rows whose neighbours are exactly eps apart after rounding, where PostGIS's
+// relation is one-sided for some pairs: each level clustered on its own.
+TEST(Sweep, OneSidedPairs) {
+  Rows r;
+  for (int i = 0; i < 400; ++i)
+    if ((i * 13) % 7 != 0) r.add((10 * (i % 20) + 3 * (i / 97)) / 10.0, i / 20);
+  std::vector<int64_t> values;
+  for (int m = 1; m <= 10; ++m) values.push_back(m);
+  expect_sweep_matches(r, 1.0, values, "offset lattice");
+  Rows s;
+  for (int i = 0; i < 900; ++i) s.add(1000.3 + (i % 30) * 0.1, -20.7 + (i / 30) * 0.1);
+  expect_sweep_matches(s, 0.1, {1, 2, 3, 4, 5, 6}, "lattice 0.1 at 1000.3");
+  expect_sweep_matches(s, 0.1, {2, 3, 4, 5, 6}, "lattice 0.1 at 1000.3 without 1");
+}
+
 TEST(Sweep, EveryValueFrom1To16) {
   Rows r = gd_test::blob_rows(5000, 5, 100, 4, 16);
   std::vector<int64_t> values;
