@@ -98,17 +98,11 @@ __host__ __device__ __forceinline__ bool dist_ok(double px, double py, double qx
   return add_rn(mul_rn(dx, dx), mul_rn(dy, dy)) <= t;
 }
 
-// The box part: q inside p's search box.
-__host__ __device__ __forceinline__ bool in_box_of(double px, double py, double qx, double qy,
-                                                   double eps) {
-  return sub_rn(px, eps) <= qx && qx <= add_rn(px, eps) && sub_rn(py, eps) <= qy &&
-         qy <= add_rn(py, eps);
-}
-
-// p sees q (within(p -> q)), given t = eps_threshold(eps).
+// p sees q: gd::within(p, q) of backend.hpp, its query box shared
+// (gd::in_query_box), its distance test as dist_ok, given t = eps_threshold(eps).
 __host__ __device__ __forceinline__ bool sees(double px, double py, double qx, double qy,
                                               double eps, double t) {
-  return in_box_of(px, py, qx, qy, eps) && dist_ok(px, py, qx, qy, t);
+  return in_query_box(px, py, qx, qy, eps) && dist_ok(px, py, qx, qy, t);
 }
 
 // The largest double t with sqrt(t) <= eps (correctly rounded), so that

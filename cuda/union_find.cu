@@ -54,8 +54,8 @@ __device__ __forceinline__ bool joined(const GridView& g, const uint8_t* core,
                                        uint32_t i, double px, double py, uint32_t j) {
   double2 q = g.p[j];
   if (!dist_ok(px, py, q.x, q.y, g.t)) return false;
-  bool i_sees_j = in_box_of(px, py, q.x, q.y, g.eps);
-  bool j_sees_i = in_box_of(q.x, q.y, px, py, g.eps);
+  bool i_sees_j = in_query_box(px, py, q.x, q.y, g.eps);
+  bool j_sees_i = in_query_box(q.x, q.y, px, py, g.eps);
   if (either_way) return i_sees_j || j_sees_i;
   if (i_sees_j && j_sees_i) return true;  // the common case: no row order needed
   uint32_t oi = g.idx[i], oj = g.idx[j];
