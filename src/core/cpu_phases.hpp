@@ -3,6 +3,7 @@
 // cpu_border.cpp; cpu_dbscan.cpp runs them.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -56,8 +57,11 @@ inline Linkage linkage_for(int64_t minpoints) {
 }
 
 // Unions the core points as the linkage says (dense cells wholesale).
+// claimed_one_way, when given, is set when a pair seen one way only was
+// joined through a first claimer (the minpoints sweep cannot reuse such sets).
 void union_core_points(const Grid& grid, double eps, const std::vector<uint8_t>& flags,
-                       AtomicUnionFind& uf, ThreadTeam& team, Linkage linkage = Linkage::kDbscan);
+                       AtomicUnionFind& uf, ThreadTeam& team, Linkage linkage = Linkage::kDbscan,
+                       std::atomic<bool>* claimed_one_way = nullptr);
 
 // The sorted position of x's first claimer: the core point r with the
 // smallest point index such that within(r, x) (r searching); kNoise when

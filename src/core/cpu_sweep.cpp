@@ -18,18 +18,17 @@
 // always (backend.hpp: p's box is rounded at p), and then a core point may
 // hang on its first claimer through a pair that only the earlier row sees,
 // which a new core point of a lower level can take over: the clusters of a
-// lower level need not contain those of a higher one.  The scan therefore
-// watches for pairs of points that are core at some level and see each
-// other one way only, and for points core at every level whose first
-// claimer sees them one way only and that a lower level's new core point
-// could replace; if it finds one, each level is clustered on its own (exact,
-// without the shared search).  minpoints 1 (single linkage, pairs joined
-// when either point sees the other) is always clustered on its own.
+// lower level need not contain those of a higher one.  So when the scan
+// meets a pair of points that are core at some level and see each other one
+// way only, or the largest level's union joins a pair through a first
+// claimer, each level is clustered on its own (exact, without the shared
+// search; pairs seen one way only sit at the last bit of eps, which random
+// data does not hit).  minpoints 1 (single linkage, pairs joined when
+// either point sees the other) is always clustered on its own.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
-#include <memory>
 #include <utility>
 
 #include "cpu_phases.hpp"
@@ -68,41 +67,6 @@ std::vector<Depth> point_depths(const std::vector<uint32_t>& counts,
 using EdgeList = std::vector<std::pair<uint32_t, uint32_t>>;
 using LevelEdges = std::vector<std::vector<EdgeList>>;
 
-// What the scan learns beyond edges and borders: whether the levels may not
-// nest (see the file comment), with a cache of the check of each top point.
-class NestingCheck {
- public:
-  NestingCheck(const Grid& grid, const std::vector<uint8_t>& top_flags, double eps)
-      : grid_(grid), flags_(top_flags), eps_(eps), state_(new std::atomic<uint8_t>[top_flags.size()]) {
-    for (size_t i = 0; i < top_flags.size(); ++i) state_[i].store(kUnknown, std::memory_order_relaxed);
-  }
-
-  bool broken() const { return broken_.load(std::memory_order_relaxed); }
-  void set_broken() { broken_.store(true, std::memory_order_relaxed); }
-
-  // x is core at every level and a lower level's core point earlier than x
-  // reaches it: does x hang on a first claimer that only sees it one way?
-  void check_top(uint32_t x) {
-    uint8_t st = state_[x].load(std::memory_order_relaxed);
-    if (st == kUnknown) {
-      const uint32_t r = first_claimer(grid_, flags_.data(), eps_, x);
-      const bool one_way = r != x && r != kNoise &&
-                           !within(grid_.xs[x], grid_.ys[x], grid_.xs[r], grid_.ys[r], eps_);
-      st = one_way ? kOneWay : kFine;
-      state_[x].store(st, std::memory_order_relaxed);
-    }
-    if (st == kOneWay) set_broken();
-  }
-
- private:
-  static constexpr uint8_t kUnknown = 0, kFine = 1, kOneWay = 2;
-  const Grid& grid_;
-  const std::vector<uint8_t>& flags_;
-  double eps_;
-  std::unique_ptr<std::atomic<uint8_t>[]> state_;
-  std::atomic<bool> broken_{false};
-};
-
 // One scan of each point p that is not core at every level:
 //   - borders: for each level k >= depth[p] (where p is not core),
 //     best[k][p] = the sorted position of p's first claimer among the points
@@ -113,9 +77,10 @@ class NestingCheck {
 //     already taken from that cell see each other: both are core at that
 //     level and their own pair, taken in full within their cell (or by the
 //     largest level's union), connects them;
-//   - nesting: one-way pairs and top points' one-way claimers (see above).
+//   - one_way: set for a pair of points that are core at some level and see
+//     each other one way only (see the file comment).
 LevelEdges scan_levels(const Grid& grid, double eps, const std::vector<Depth>& depth,
-                       size_t nlevels, uint32_t* const* best, NestingCheck& nesting,
+                       size_t nlevels, uint32_t* const* best, std::atomic<bool>& one_way,
                        ThreadTeam& team) {
   const double* xs = grid.xs.data();
   const double* ys = grid.ys.data();
@@ -161,10 +126,9 @@ LevelEdges scan_levels(const Grid& grid, double eps, const std::vector<Depth>& d
               }
               if (dp == 0) continue;  // p is never core: no edge
               if (rel != 3) {
-                nesting.set_broken();
+                one_way.store(true, std::memory_order_relaxed);
                 continue;
               }
-              if (dq == top && perm[p] < perm[q]) nesting.check_top(q);
               if (!own) {
                 auto sees = [&](uint32_t t) {
                   return t != kNoise && within_each_way(xs[t], ys[t], xs[q], ys[q], eps) == 3;
@@ -245,19 +209,20 @@ void sweep_levels(const PointsView& pts, double eps, const std::vector<int64_t>&
   std::vector<uint32_t>().swap(counts);
   stats.t_core += lap(watch);
 
-  NestingCheck nesting(grid, flags, eps);
-  LevelEdges edges = scan_levels(grid, eps, depth, nlevels, best, nesting, team);
+  std::atomic<bool> one_way{false};
+  LevelEdges edges = scan_levels(grid, eps, depth, nlevels, best, one_way, team);
   stats.t_label += lap(watch);
-  if (nesting.broken()) {
+
+  AtomicUnionFind uf(pts.n);
+  if (!one_way.load())
+    union_core_points(grid, eps, flags, uf, team, linkage_for(levels.back()), &one_way);
+  std::vector<uint8_t>().swap(flags);
+  stats.t_union += lap(watch);
+  if (one_way.load()) {
     LevelEdges().swap(edges);
     cluster_each_level(pts, all_levels, params, cancel, first, all_levels.size(), emit, stats);
     return;
   }
-
-  AtomicUnionFind uf(pts.n);
-  union_core_points(grid, eps, flags, uf, team, linkage_for(levels.back()));
-  std::vector<uint8_t>().swap(flags);
-  stats.t_union += lap(watch);
 
   std::vector<uint32_t> rep(pts.n);
   const uint32_t* perm = grid.perm.data();

@@ -27,6 +27,7 @@
 //     window that are not in dense cells (those were met by their cell).
 // A pair already in one set is skipped without a test.
 #include <algorithm>
+#include <atomic>
 
 #include "cpu_phases.hpp"
 #include "cpu_window.hpp"
@@ -39,8 +40,9 @@ namespace {
 class CoreJoiner {
  public:
   CoreJoiner(const Grid& grid, const uint8_t* flags, double eps, Linkage linkage,
-             AtomicUnionFind& uf)
-      : grid_(grid), flags_(flags), eps_(eps), single_(linkage == Linkage::kSingle), uf_(uf) {}
+             AtomicUnionFind& uf, std::atomic<bool>* claimed_one_way)
+      : grid_(grid), flags_(flags), eps_(eps), single_(linkage == Linkage::kSingle), uf_(uf),
+        claimed_one_way_(claimed_one_way) {}
 
   // a and b (sorted positions) with rel = within_each_way(a, b) != 0.
   // Returns true when a and b are now known to be in one set.
@@ -58,6 +60,7 @@ class CoreJoiner {
     // Only the earlier row sees the later one, which therefore has a first
     // claimer (the earlier row or one before it): that is its edge.
     const uint32_t later = a_later ? a : b;
+    if (claimed_one_way_) claimed_one_way_->store(true, std::memory_order_relaxed);
     uf_.unite(later, first_claimer(grid_, flags_, eps_, later));
     return uf_.same(a, b);
   }
@@ -68,6 +71,7 @@ class CoreJoiner {
   double eps_;
   bool single_;
   AtomicUnionFind& uf_;
+  std::atomic<bool>* claimed_one_way_;
 };
 
 // Dense cell c, points [b, e), against the cells of its window.
@@ -156,7 +160,8 @@ void union_sparse_cell(uint32_t b, uint32_t e, const PointRange* rows, const dou
 }  // namespace
 
 void union_core_points(const Grid& grid, double eps, const std::vector<uint8_t>& flags,
-                       AtomicUnionFind& uf, ThreadTeam& team, Linkage linkage) {
+                       AtomicUnionFind& uf, ThreadTeam& team, Linkage linkage,
+                       std::atomic<bool>* claimed_one_way) {
   const double* xs = grid.xs.data();
   const double* ys = grid.ys.data();
   const uint8_t* f = flags.data();
@@ -175,7 +180,7 @@ void union_core_points(const Grid& grid, double eps, const std::vector<uint8_t>&
   team.for_dynamic(grid.cells.size(), grain, [&](size_t c0, size_t c1) {
     WindowCursor window(grid);
     WorkPoller poller(team.cancel());
-    CoreJoiner join(grid, f, eps, linkage, uf);
+    CoreJoiner join(grid, f, eps, linkage, uf, claimed_one_way);
     PointRange rows[WindowCursor::kRows];
     CellRange cell_rows[WindowCursor::kRows];
     for (size_t c = c0; c < c1; ++c) {
