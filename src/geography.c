@@ -63,30 +63,36 @@ typedef struct GeogRows
 	SridCheck	srids;
 } GeogRows;
 
-/* The call site's cache, created on first use. */
+/* PostGIS's st_dwithin and st_distance for geography, looked up for a call site. */
+static GeogCache *
+new_geog_cache(FmgrInfo *flinfo)
+{
+	Oid			geography_type = get_fn_expr_argtype(flinfo, 0);
+	GeogCache  *cache = MemoryContextAllocZero(flinfo->fn_mcxt, sizeof(GeogCache));
+	Oid			dwithin_args[4];
+	Oid			distance_args[3];
+
+	if (!OidIsValid(geography_type))
+		elog(ERROR, "gpu_dbscan: could not determine the type of the geography argument");
+	dwithin_args[0] = dwithin_args[1] = distance_args[0] = distance_args[1] = geography_type;
+	dwithin_args[2] = FLOAT8OID;
+	dwithin_args[3] = distance_args[2] = BOOLOID;
+	postgis_lookup_function(geography_type, "st_dwithin", 4, dwithin_args, &cache->dwithin,
+							flinfo->fn_mcxt);
+	postgis_lookup_function(geography_type, "st_distance", 3, distance_args, &cache->distance,
+							flinfo->fn_mcxt);
+	return cache;
+}
+
+/* The call site's cache (flinfo->fn_extra), created on first use. */
 static GeogCache *
 get_geog_cache(FunctionCallInfo fcinfo)
 {
-	GeogCache  *cache = (GeogCache *) fcinfo->flinfo->fn_extra;
+	FmgrInfo   *flinfo = fcinfo->flinfo;
 
-	if (cache == NULL)
-	{
-		MemoryContext cxt = fcinfo->flinfo->fn_mcxt;
-		Oid			geography_type = get_fn_expr_argtype(fcinfo->flinfo, 0);
-		Oid			args[4];
-
-		if (!OidIsValid(geography_type))
-			elog(ERROR, "gpu_dbscan: could not determine the type of the geography argument");
-		cache = MemoryContextAllocZero(cxt, sizeof(GeogCache));
-		args[0] = args[1] = geography_type;
-		args[2] = FLOAT8OID;
-		args[3] = BOOLOID;
-		postgis_lookup_function(geography_type, "st_dwithin", 4, args, &cache->dwithin, cxt);
-		args[2] = BOOLOID;
-		postgis_lookup_function(geography_type, "st_distance", 3, args, &cache->distance, cxt);
-		fcinfo->flinfo->fn_extra = cache;
-	}
-	return cache;
+	if (flinfo->fn_extra == NULL)
+		flinfo->fn_extra = new_geog_cache(flinfo);
+	return (GeogCache *) flinfo->fn_extra;
 }
 
 /*

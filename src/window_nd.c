@@ -149,11 +149,10 @@ read_array_point(void *arg, int64 row, Datum value, bool isnull)
 		rows->dims_row = row;
 	}
 	else if (n != rows->dims)
-		ereport(ERROR,
-				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-				 errmsg("gpu_dbscan: the points of one partition must have the same number of coordinates"),
-				 errdetail("Row %lld has %d coordinates, row %lld has %d.",
-						   (long long) rows->dims_row + 1, rows->dims, (long long) row + 1, n)));
+		window_row_error(row, ERRCODE_ARRAY_SUBSCRIPT_ERROR,
+						 psprintf("gpu_dbscan: a point has %d coordinates, the first of its partition (row %lld) %d",
+								  n, (long long) rows->dims_row + 1, rows->dims),
+						 "The points of one partition must have the same number of coordinates.");
 	if (ARR_HASNULL(a))
 		window_row_error(row, ERRCODE_NULL_VALUE_NOT_ALLOWED,
 						 "gpu_dbscan: a point's coordinates must not be NULL", NULL);

@@ -92,21 +92,9 @@ gd_status gd_cluster_points_typed(const double* x, const double* y, const uint8_
 gd_status gd_candidate_pairs(const gd_box* boxes, const uint8_t* row_kind, int64_t nrows,
                              double eps, const gd_params* params, gd_pair_list* out,
                              gd_error* err) {
-  if (out) {
-    out->pairs = nullptr;
-    out->count = 0;
-  }
   return guarded(err, [&] {
-    if (!out) invalid("out is NULL");
-    check_eps(eps);
     gd_params defaults;
-    gd_params_init(&defaults);
-    if (!params) params = &defaults;
-    if (params->threads < 0) invalid("threads must be >= 0, got %d", params->threads);
-    if (nrows < 0) invalid("nrows must be >= 0, got %lld", static_cast<long long>(nrows));
-    if (nrows > kMaxPoints)
-      invalid("%lld rows in one partition, at most %lld are supported",
-              static_cast<long long>(nrows), static_cast<long long>(kMaxPoints));
+    params = check_pair_search(out, eps, nrows, params, &defaults);
     if (nrows > 0 && (!boxes || !row_kind)) invalid("boxes or row_kind is NULL");
     gd::CancelToken cancel(*params);
     gd::candidate_pairs(boxes, row_kind, nrows, eps, *params, cancel, out);

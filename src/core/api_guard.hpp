@@ -79,6 +79,25 @@ inline void check_params(const gd_params* params) {
 
 constexpr int64_t kMaxPoints = std::numeric_limits<int32_t>::max();
 
+// The common arguments of a pair search (gd_candidate_pairs,
+// gd_neighbour_pairs_nd): out emptied first, eps, nrows, and params
+// (*defaults, filled here, when NULL).  Returns the params to use.
+inline const gd_params* check_pair_search(gd_pair_list* out, double eps, int64_t nrows,
+                                          const gd_params* params, gd_params* defaults) {
+  if (!out) invalid("out is NULL");
+  out->pairs = nullptr;
+  out->count = 0;
+  check_eps(eps);
+  gd_params_init(defaults);
+  if (!params) params = defaults;
+  if (params->threads < 0) invalid("threads must be >= 0, got %d", params->threads);
+  if (nrows < 0) invalid("nrows must be >= 0, got %lld", static_cast<long long>(nrows));
+  if (nrows > kMaxPoints)
+    invalid("%lld rows in one partition, at most %lld are supported",
+            static_cast<long long>(nrows), static_cast<long long>(kMaxPoints));
+  return params;
+}
+
 inline double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }

@@ -96,13 +96,17 @@ void candidate_pairs(const gd_box* boxes, const uint8_t* row_kind, int64_t nrows
     }
   });
 
+  gather_pairs(found, out);
+}
+
+void gather_pairs(std::vector<std::vector<gd_pair>>& chunks, gd_pair_list* out) {
   int64_t total = 0;
-  for (const auto& v : found) total += static_cast<int64_t>(v.size());
+  for (const auto& v : chunks) total += static_cast<int64_t>(v.size());
   if (total == 0) return;
   gd_pair* pairs = static_cast<gd_pair*>(std::malloc(static_cast<size_t>(total) * sizeof(gd_pair)));
   if (!pairs) throw std::bad_alloc();
   gd_pair* at = pairs;
-  for (auto& v : found) {
+  for (auto& v : chunks) {
     if (!v.empty()) std::memcpy(at, v.data(), v.size() * sizeof(gd_pair));
     at += v.size();
     std::vector<gd_pair>().swap(v);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "backend.hpp"
 
@@ -13,6 +14,9 @@ namespace gd {
 // are within eps on both axes; out->pairs is malloc'ed.
 void candidate_pairs(const gd_box* boxes, const uint8_t* row_kind, int64_t nrows, double eps,
                      const gd_params& params, const CancelToken& cancel, gd_pair_list* out);
+
+// Moves the pairs found in chunks (emptied) into one malloc'ed list: out.
+void gather_pairs(std::vector<std::vector<gd_pair>>& chunks, gd_pair_list* out);
 
 // DBSCAN over the graph whose edges are the neighbour pairs; the relation is
 // symmetric here (an unordered pair is a neighbour of each of its ends), so

@@ -103,22 +103,10 @@ gd_status gd_cluster_points_nd(const double* coords, int dims, const uint8_t* ro
 gd_status gd_neighbour_pairs_nd(const double* coords, int dims, const uint8_t* row_kind,
                                 int64_t nrows, double eps, const gd_params* params,
                                 gd_pair_list* out, gd_error* err) {
-  if (out) {
-    out->pairs = nullptr;
-    out->count = 0;
-  }
   return guarded(err, [&] {
-    if (!out) invalid("out is NULL");
-    check_eps(eps);
-    check_dims(dims);
     gd_params defaults;
-    gd_params_init(&defaults);
-    if (!params) params = &defaults;
-    if (params->threads < 0) invalid("threads must be >= 0, got %d", params->threads);
-    if (nrows < 0) invalid("nrows must be >= 0, got %lld", static_cast<long long>(nrows));
-    if (nrows > kMaxPoints)
-      invalid("%lld rows in one partition, at most %lld are supported",
-              static_cast<long long>(nrows), static_cast<long long>(kMaxPoints));
+    params = check_pair_search(out, eps, nrows, params, &defaults);
+    check_dims(dims);
     if (nrows > 0 && !row_kind) invalid("row_kind is NULL");
     std::vector<uint32_t> row_of;
     std::vector<double> pts = compact_points(coords, dims, row_kind, nrows, &row_of);

@@ -35,47 +35,41 @@ class NdStages {
     grain_ = std::max<size_t>(1, std::min<size_t>(256, ncells_ / (team.size() * 32u)));
   }
 
-  const std::vector<uint8_t>& flags() const { return flags_; }
-
   // flags_[i] for every sorted point: kCore or 0; small_ and boxes_ per cell.
   void mark_core(int64_t minpoints) {
     const int64_t need = std::max<int64_t>(minpoints, 1);
     small_.assign(ncells_, 0);
     boxes_.resize(ncells_ * 2 * D);
     flags_.assign(g_.perm.size(), 0);
-    team_.for_dynamic(ncells_, grain_, [&](size_t c0, size_t c1) {
-      NdWindow window(g_);
-      WorkPoller poller(team_.cancel());
+    for_each_cell([&](uint32_t c, NdWindow& window, WorkPoller& poller) {
+      const uint32_t b = g_.start[c], e = g_.start[c + 1];
+      double* lo = &boxes_[static_cast<size_t>(c) * 2 * D];
+      box(b, e, lo, lo + D);
+      const bool small = within_eps_d<D>(lo, lo + D, eps_);
+      small_[c] = small;
+      if ((small && static_cast<int64_t>(e - b) >= need) || need <= 1) {
+        std::fill(&flags_[b], &flags_[b] + (e - b), kCore);
+        return;
+      }
       PointRange rows[NdWindow::kMaxRanges];
-      for (size_t c = c0; c < c1; ++c) {
-        const uint32_t b = g_.start[c], e = g_.start[c + 1];
-        double* lo = &boxes_[c * 2 * D];
-        box(b, e, lo, lo + D);
-        const bool small = within_eps_d<D>(lo, lo + D, eps_);
-        small_[c] = small;
-        if ((small && static_cast<int64_t>(e - b) >= need) || need <= 1) {
-          std::fill(&flags_[b], &flags_[b] + (e - b), kCore);
-          continue;
-        }
-        const int nrows = window.points_at(static_cast<uint32_t>(c), rows);
-        const int64_t own = small ? e - b : 0;  // counted without a test
-        for (uint32_t p = b; p < e; ++p) {
-          const double* pp = g_.point(p);
-          int64_t found = own;
-          size_t visited = 0;
-          for (int r = 0; r < nrows && found < need; ++r) {
-            for (uint32_t q = rows[r].begin; q < rows[r].end; ++q) {
-              if (small && q == b) {
-                q = e - 1;
-                continue;
-              }
-              if (within_eps_d<D>(pp, g_.point(q), eps_) && ++found >= need) break;
+      const int nrows = window.points_at(c, rows);
+      const int64_t own = small ? e - b : 0;  // counted without a test
+      for (uint32_t p = b; p < e; ++p) {
+        const double* pp = g_.point(p);
+        int64_t found = own;
+        size_t visited = 0;
+        for (int r = 0; r < nrows && found < need; ++r) {
+          for (uint32_t q = rows[r].begin; q < rows[r].end; ++q) {
+            if (small && q == b) {
+              q = e - 1;
+              continue;
             }
-            visited += rows[r].end - rows[r].begin;
+            if (within_eps_d<D>(pp, g_.point(q), eps_) && ++found >= need) break;
           }
-          poller.add(visited);
-          if (found >= need) flags_[p] = kCore;
+          visited += rows[r].end - rows[r].begin;
         }
+        poller.add(visited);
+        if (found >= need) flags_[p] = kCore;
       }
     });
   }
@@ -84,40 +78,30 @@ class NdStages {
   // once, from the smaller cell.
   void unite(AtomicUnionFind& uf) {
     first_core_.assign(ncells_, kNone);
-    team_.for_dynamic(ncells_, grain_, [&](size_t c0, size_t c1) {
-      for (size_t c = c0; c < c1; ++c) {
-        for (uint32_t p = g_.start[c]; p < g_.start[c + 1]; ++p) {
-          if (flags_[p] & kCore) {
-            first_core_[c] = p;
-            break;
-          }
-        }
-      }
+    for_each_cell([&](uint32_t c, NdWindow&, WorkPoller&) {
+      uint32_t p = g_.start[c];
+      while (p < g_.start[c + 1] && !(flags_[p] & kCore)) ++p;
+      if (p < g_.start[c + 1]) first_core_[c] = p;
     });
-    team_.for_dynamic(ncells_, grain_, [&](size_t c0, size_t c1) {
-      NdWindow window(g_);
-      WorkPoller poller(team_.cancel());
+    for_each_cell([&](uint32_t c, NdWindow& window, WorkPoller& poller) {
+      const uint32_t b = g_.start[c], e = g_.start[c + 1];
+      const uint32_t first = first_core_[c];
+      if (first == kNone) return;
+      if (small_[c]) {
+        for (uint32_t p = first + 1; p < e; ++p)  // pairwise neighbours: one set
+          if (flags_[p] & kCore) uf.unite(first, p);
+      } else {
+        unite_within(b, e, uf, poller);
+      }
       CellRange rows[NdWindow::kMaxRanges];
-      for (size_t c = c0; c < c1; ++c) {
-        const uint32_t b = g_.start[c], e = g_.start[c + 1];
-        const uint32_t first = first_core_[c];
-        if (first == kNone) continue;
-        if (small_[c]) {
-          for (uint32_t p = first + 1; p < e; ++p)  // pairwise neighbours: one set
-            if (flags_[p] & kCore) uf.unite(first, p);
-        } else {
-          unite_within(b, e, uf, poller);
-        }
-        const int nrows = window.cells_at(static_cast<uint32_t>(c), rows);
-        for (int r = 0; r < nrows; ++r) {
-          for (uint32_t n = std::max<uint32_t>(rows[r].begin, static_cast<uint32_t>(c) + 1);
-               n < rows[r].end; ++n) {
-            if (first_core_[n] == kNone) continue;
-            if (small_[c] && small_[n])
-              unite_sets(static_cast<uint32_t>(c), n, uf, poller);
-            else
-              unite_across(b, e, g_.start[n], g_.start[n + 1], uf, poller);
-          }
+      const int nrows = window.cells_at(c, rows);
+      for (int r = 0; r < nrows; ++r) {
+        for (uint32_t n = std::max(rows[r].begin, c + 1); n < rows[r].end; ++n) {
+          if (first_core_[n] == kNone) continue;
+          if (small_[c] && small_[n])
+            unite_sets(c, n, uf, poller);
+          else
+            unite_across(b, e, g_.start[n], g_.start[n + 1], uf, poller);
         }
       }
     });
@@ -127,40 +111,46 @@ class NdStages {
   // root of its core neighbour with the smallest point index; else kNoise.
   void borders(const AtomicUnionFind& uf, uint32_t* rep) {
     const uint32_t* perm = g_.perm.data();
-    team_.for_dynamic(ncells_, grain_, [&](size_t c0, size_t c1) {
-      NdWindow window(g_);
-      WorkPoller poller(team_.cancel());
+    for_each_cell([&](uint32_t c, NdWindow& window, WorkPoller& poller) {
       PointRange rows[NdWindow::kMaxRanges];
-      for (size_t c = c0; c < c1; ++c) {
-        const uint32_t b = g_.start[c], e = g_.start[c + 1];
-        int nrows = -1;
-        for (uint32_t p = b; p < e; ++p) {
-          if (flags_[p] & kCore) {
-            rep[perm[p]] = uf.find(p);
-            continue;
-          }
-          if (nrows < 0) nrows = window.points_at(static_cast<uint32_t>(c), rows);
-          const double* pp = g_.point(p);
-          uint32_t best_index = kNoise, best = 0;
-          size_t work = 0;
-          for (int r = 0; r < nrows; ++r) {
-            for (uint32_t q = rows[r].begin; q < rows[r].end; ++q) {
-              if ((flags_[q] & kCore) && perm[q] < best_index &&
-                  within_eps_d<D>(pp, g_.point(q), eps_)) {
-                best_index = perm[q];
-                best = q;
-              }
-            }
-            work += rows[r].end - rows[r].begin;
-          }
-          rep[perm[p]] = best_index == kNoise ? kNoise : uf.find(best);
-          poller.add(work);
+      int nrows = -1;
+      for (uint32_t p = g_.start[c]; p < g_.start[c + 1]; ++p) {
+        if (flags_[p] & kCore) {
+          rep[perm[p]] = uf.find(p);
+          continue;
         }
+        if (nrows < 0) nrows = window.points_at(c, rows);
+        const double* pp = g_.point(p);
+        uint32_t best_index = kNoise, best = 0;
+        size_t work = 0;
+        for (int r = 0; r < nrows; ++r) {
+          for (uint32_t q = rows[r].begin; q < rows[r].end; ++q) {
+            if ((flags_[q] & kCore) && perm[q] < best_index &&
+                within_eps_d<D>(pp, g_.point(q), eps_)) {
+              best_index = perm[q];
+              best = q;
+            }
+          }
+          work += rows[r].end - rows[r].begin;
+        }
+        rep[perm[p]] = best_index == kNoise ? kNoise : uf.find(best);
+        poller.add(work);
       }
     });
   }
 
  private:
+  // fn(c, window, poller) for every cell c, cells handed out to the team a
+  // few at a time; each member has its own window (it keeps search hints).
+  template <class Fn>
+  void for_each_cell(Fn&& fn) {
+    team_.for_dynamic(ncells_, grain_, [&](size_t c0, size_t c1) {
+      NdWindow window(g_);
+      WorkPoller poller(team_.cancel());
+      for (size_t c = c0; c < c1; ++c) fn(static_cast<uint32_t>(c), window, poller);
+    });
+  }
+
   void box(uint32_t b, uint32_t e, double* lo, double* hi) const {
     std::copy_n(g_.point(b), D, lo);
     std::copy_n(g_.point(b), D, hi);
@@ -207,9 +197,9 @@ class NdStages {
   void unite_sets(uint32_t a, uint32_t n, AtomicUnionFind& uf, WorkPoller& poller) {
     const uint32_t fa = first_core_[a], fn = first_core_[n];
     if (uf.find(fa) == uf.find(fn)) return;
-    const double* alo = &boxes_[a * 2 * D];
+    const double* alo = &boxes_[static_cast<size_t>(a) * 2 * D];
     const double* ahi = alo + D;
-    const double* nlo = &boxes_[n * 2 * D];
+    const double* nlo = &boxes_[static_cast<size_t>(n) * 2 * D];
     const double* nhi = nlo + D;
     double gap[D], lo[D], hi[D], zero[D] = {};
     for (int k = 0; k < D; ++k) {

@@ -3,11 +3,9 @@
 // points within a chord a little longer than eps and decides each with
 // PostGIS.  Each pair is found once, from its smaller sorted position.
 #include <algorithm>
-#include <cstdlib>
-#include <cstring>
-#include <new>
 
 #include "cpu_phases.hpp"
+#include "graph.hpp"
 #include "nd_points.hpp"
 
 namespace gd {
@@ -49,19 +47,7 @@ void nd_neighbour_pairs(const NdPointsView& pts, const uint32_t* row_of, double 
     });
   });
 
-  size_t total = 0;
-  for (const auto& v : found) total += v.size();
-  if (total == 0) return;
-  gd_pair* all = static_cast<gd_pair*>(std::malloc(total * sizeof(gd_pair)));
-  if (!all) throw std::bad_alloc();
-  gd_pair* at = all;
-  for (auto& v : found) {
-    if (!v.empty()) std::memcpy(at, v.data(), v.size() * sizeof(gd_pair));
-    at += v.size();
-    std::vector<gd_pair>().swap(v);
-  }
-  out->pairs = all;
-  out->count = static_cast<int64_t>(total);
+  gather_pairs(found, out);
 }
 
 }  // namespace gd

@@ -48,17 +48,6 @@ inline bool within_eps_d(const double* p, const double* q, double eps) {
   return std::sqrt(s) <= eps;
 }
 
-// The same with the number of axes at run time.
-inline bool within_eps_nd(const double* p, const double* q, int dims, double eps) {
-  double s = 0;
-  for (int k = 0; k < dims; ++k) {
-    double d = q[k] - p[k];
-    if (!(std::fabs(d) <= eps)) return false;
-    s += d * d;
-  }
-  return std::sqrt(s) <= eps;
-}
-
 // Calls fn(std::integral_constant<int, D>{}) for D = dims (2..8).
 template <class Fn>
 decltype(auto) dispatch_dims(int dims, Fn&& fn) {

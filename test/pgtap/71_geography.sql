@@ -72,58 +72,47 @@ BEGIN
 END
 $$;
 
-DO $build$
-BEGIN
-	PERFORM gd_test.gen_geo(1, 0.11, 'sphere', 400);
-	INSERT INTO gd_test.geo_sets VALUES (1, 'uniform on the sphere');
-	INSERT INTO gd_test.geo_cases (ds, eps, minpoints) VALUES
-		(1, 300000, 2), (1, 800000, 3), (1, 1500000, 5), (1, 1000000, 1), (1, 2500000, 12);
+SELECT gd_test.gen_geo(1, 0.11, 'sphere', 400),
+	   gd_test.gen_geo(2, 0.22, 'band', 400),
+	   gd_test.gen_geo(3, 0.33, 'north', 300),
+	   gd_test.gen_geo(4, 0.44, 'south', 300, 1.5),
+	   gd_test.gen_geo(5, 0.55, 'blobs', 500),
+	   gd_test.gen_geo(6, 0.66, 'dups', 200),
+	   gd_test.gen_geo(7, 0.77, 'sphere', 146),
+	   gd_test.gen_geo(8, 0.88, 'band', 300) \g /dev/null
+-- antipodes, and the poles, for the cases around half the circumference
+INSERT INTO gd_test.geo (ds, id, lon, lat) VALUES
+	(7, 147, 10, 10), (7, 148, -170, -10), (7, 149, 0, 90), (7, 150, 0, -90);
+-- another SRID: PostGIS's sphere for GRS 80 has another radius
+UPDATE gd_test.geo SET srid = 4269 WHERE ds = 8;
+-- NULL and EMPTY rows in some sets
+UPDATE gd_test.geo SET kind = 'N' WHERE ds IN (2, 3, 5) AND id % 17 = 3;
+UPDATE gd_test.geo SET kind = 'E' WHERE ds IN (2, 4, 5) AND id % 19 = 5;
 
-	PERFORM gd_test.gen_geo(2, 0.22, 'band', 400);
-	INSERT INTO gd_test.geo_sets VALUES (2, 'band across the antimeridian');
-	INSERT INTO gd_test.geo_cases (ds, eps, minpoints) VALUES
-		(2, 10000, 2), (2, 30000, 3), (2, 60000, 6), (2, 45000, 0), (2, 120000, 15);
+INSERT INTO gd_test.geo_sets VALUES
+	(1, 'uniform on the sphere'),
+	(2, 'band across the antimeridian'),
+	(3, 'north polar cap'),
+	(4, 'south polar cap'),
+	(5, 'blobs on the antimeridian and by the poles'),
+	(6, 'duplicates 1 km apart across the antimeridian'),
+	(7, 'uniform and antipodes, eps around half the circumference (pi R = 20,015,114.35 m)'),
+	(8, 'band, SRID 4269');
 
-	PERFORM gd_test.gen_geo(3, 0.33, 'north', 300);
-	INSERT INTO gd_test.geo_sets VALUES (3, 'north polar cap');
-	INSERT INTO gd_test.geo_cases (ds, eps, minpoints) VALUES
-		(3, 0, 2), (3, 5000, 2), (3, 15000, 4), (3, 40000, 8), (3, 25000, 1);
-
-	PERFORM gd_test.gen_geo(4, 0.44, 'south', 300, 1.5);
-	INSERT INTO gd_test.geo_sets VALUES (4, 'south polar cap');
-	INSERT INTO gd_test.geo_cases (ds, eps, minpoints) VALUES
-		(4, 0, 2), (4, 1, 3), (4, 4000, 2), (4, 12000, 5), (4, 30000, 10);
-
-	PERFORM gd_test.gen_geo(5, 0.55, 'blobs', 500);
-	INSERT INTO gd_test.geo_sets VALUES (5, 'blobs on the antimeridian and by the poles');
-	INSERT INTO gd_test.geo_cases (ds, eps, minpoints) VALUES
-		(5, 3000, 3), (5, 8000, 5), (5, 20000, 10), (5, 50000, 2);
-
-	PERFORM gd_test.gen_geo(6, 0.66, 'dups', 200);
-	INSERT INTO gd_test.geo_sets VALUES (6, 'duplicates 1 km apart across the antimeridian');
-	INSERT INTO gd_test.geo_cases (ds, eps, minpoints) VALUES
-		(6, 0, 2), (6, 0, 40), (6, 785, 30), (6, 800, 50), (6, 1600, 2);
-
-	-- around half the circumference (pi R = 20,015,114.35 m), with antipodes
-	PERFORM gd_test.gen_geo(7, 0.77, 'sphere', 146);
-	INSERT INTO gd_test.geo (ds, id, lon, lat) VALUES
-		(7, 147, 10, 10), (7, 148, -170, -10), (7, 149, 0, 90), (7, 150, 0, -90);
-	INSERT INTO gd_test.geo_sets VALUES (7, 'uniform, eps beyond half the circumference');
-	INSERT INTO gd_test.geo_cases (ds, eps, minpoints) VALUES
-		(7, 20015114, 2), (7, 20015115, 150), (7, 30000000, 151), (7, 'Infinity', 3),
-		(7, 19000000, 100);
-
-	-- another SRID: PostGIS's sphere for GRS 80 has another radius
-	PERFORM gd_test.gen_geo(8, 0.88, 'band', 300);
-	UPDATE gd_test.geo SET srid = 4269 WHERE ds = 8;
-	INSERT INTO gd_test.geo_sets VALUES (8, 'band, SRID 4269');
-	INSERT INTO gd_test.geo_cases (ds, eps, minpoints) VALUES (8, 30000, 3), (8, 60000, 6);
-
-	-- NULL and EMPTY rows in some sets
-	UPDATE gd_test.geo SET kind = 'N' WHERE ds IN (2, 3, 5) AND id % 17 = 3;
-	UPDATE gd_test.geo SET kind = 'E' WHERE ds IN (2, 4, 5) AND id % 19 = 5;
-END
-$build$;
+-- eps (metres) and minpoints of each set, as arrays
+INSERT INTO gd_test.geo_cases (ds, eps, minpoints)
+SELECT ds, e, m
+FROM (VALUES
+	(1, '{300000,800000,1500000,1000000,2500000}'::float8[], '{2,3,5,1,12}'::int[]),
+	(2, '{10000,30000,60000,45000,120000}', '{2,3,6,0,15}'),
+	(3, '{0,5000,15000,40000,25000}', '{2,2,4,8,1}'),
+	(4, '{0,1,4000,12000,30000}', '{2,3,2,5,10}'),
+	(5, '{3000,8000,20000,50000}', '{3,5,10,2}'),
+	(6, '{0,0,785,800,1600}', '{2,40,30,50,2}'),
+	(7, '{20015114,20015115,30000000,Infinity,19000000}', '{2,150,151,3,100}'),
+	(8, '{30000,60000}', '{3,6}')) c(ds, eps, mp),
+	 unnest(c.eps, c.mp) WITH ORDINALITY AS u(e, m, k)
+ORDER BY ds, k;
 
 \if :have_cities
 CREATE TEMP TABLE cities_raw (id int, name text, lat float8, lon float8);

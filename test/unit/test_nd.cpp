@@ -121,7 +121,6 @@ TEST(Nd, PredicateWithTwoAxesIsWithinEps) {
   std::uniform_real_distribution<double> u(-2, 2);
   for (int i = 0; i < 100000; ++i) {
     double p[2] = {u(rng), u(rng)}, q[2] = {u(rng), u(rng)}, eps = std::fabs(u(rng));
-    ASSERT_EQ(gd::within_eps_nd(p, q, 2, eps), gd::within_eps(p[0], p[1], q[0], q[1], eps));
     ASSERT_EQ(gd::within_eps_d<2>(p, q, eps), gd::within_eps(p[0], p[1], q[0], q[1], eps));
   }
 }
