@@ -19,41 +19,30 @@ int32_t next_id(int32_t& count) {
 
 // Representatives that are already ranks (the k-th cluster to appear in row
 // order holds k; the GPU back end gives them) are their ids, when no EMPTY row
-// takes an id between clusters: one sequential pass.  Returns false, having
-// written some ids, at the first row that breaks this; assign_ids then
-// numbers every row again.
+// takes an id between clusters: one sequential pass, with no branch on the
+// values (kNoise cast to int32 is GD_NOISE).  Returns false, having written
+// some ids, when the values are not ranks or a row needs the general path;
+// assign_ids then numbers every row again.
 bool assign_ranked_ids(const uint8_t* row_kind, int64_t nrows, const uint32_t* rep,
                        int64_t minpoints, int32_t* cluster_ids) {
-  uint32_t next = 0;
+  static_assert(static_cast<int32_t>(kNoise) == GD_NOISE, "noise must map to GD_NOISE");
+  uint32_t next = 0;  // clusters seen so far; at most the points, so below INT32_MAX
+  bool bad = false;
   int64_t p = 0;
   for (int64_t r = 0; r < nrows; ++r) {
-    switch (row_kind[r]) {
-      case GD_ROW_POINT:
-      case GD_ROW_OTHER: {
-        uint32_t v = rep[p++];
-        if (v == kNoise) {
-          cluster_ids[r] = GD_NOISE;
-        } else if (v < next) {
-          cluster_ids[r] = static_cast<int32_t>(v);
-        } else if (v == next && next < static_cast<uint32_t>(std::numeric_limits<int32_t>::max())) {
-          cluster_ids[r] = static_cast<int32_t>(next++);
-        } else {
-          return false;
-        }
-        break;
-      }
-      case GD_ROW_EMPTY:
-        if (minpoints <= 1) return false;
-        cluster_ids[r] = GD_NOISE;
-        break;
-      case GD_ROW_NULL:
-        cluster_ids[r] = GD_NOISE;
-        break;
-      default:
-        return false;
+    const uint8_t kind = row_kind[r];
+    if (kind == GD_ROW_POINT || kind == GD_ROW_OTHER) {
+      const uint32_t v = rep[p++];
+      bad |= v != kNoise && v > next;
+      next += v == next;
+      cluster_ids[r] = static_cast<int32_t>(v);
+    } else if (kind == GD_ROW_NULL || (kind == GD_ROW_EMPTY && minpoints > 1)) {
+      cluster_ids[r] = GD_NOISE;
+    } else {
+      return false;
     }
   }
-  return true;
+  return !bad;
 }
 
 }  // namespace
