@@ -50,6 +50,7 @@ struct Options {
   bool gpu = true;
   int device = 0;
   uint64_t seed = 42;
+  std::vector<int64_t> sweep;  // --sweep: minpoints values (see sweep_report)
 };
 
 [[noreturn]] void usage(const char* why) {
@@ -57,7 +58,7 @@ struct Options {
                "gd_bench: %s\n"
                "usage: gd_bench [--sizes 1M,10M] [--datasets uniform,blobs] [--eps 1,2,5]\n"
                "                [--minpoints 10] [--runs 3] [--threads 0] [--backends cpu,gpu]\n"
-               "                [--device 0] [--seed 42]\n",
+               "                [--device 0] [--seed 42] [--sweep 2,3,...,17]\n",
                why);
   std::exit(2);
 }
@@ -120,6 +121,8 @@ Options parse_options(int argc, char** argv) {
       o.device = std::atoi(v.c_str());
     } else if (a == "--seed") {
       o.seed = std::strtoull(v.c_str(), nullptr, 10);
+    } else if (a == "--sweep") {
+      for (auto& s : split(v)) o.sweep.push_back(std::atoll(s.c_str()));
     } else {
       usage(("unknown option: " + a).c_str());
     }
@@ -392,6 +395,63 @@ void print_tables(const std::vector<Row>& rows, int64_t minpoints) {
 
 }  // namespace
 
+// ---- minpoints sweeps (gd_cluster_points_sweep) ---------------------------
+//
+// --sweep m1,m2,...: for each data set, size and eps, the best of --runs of
+// one gd_cluster_points_sweep over all the values against one
+// gd_cluster_points per value, and the ratio of the sweep to one clustering
+// at the largest value (the sweep's counting is capped there).  Checks that
+// each value's ids are those of its own call.
+static int sweep_report(const Options& o) {
+  std::printf("\nminpoints sweep over %zu values, CPU (the GPU back end has no sweep)\n\n",
+              o.sweep.size());
+  std::printf("| data set | points | eps | sweep s | one call at largest s | all calls s | sweep / one | ids |\n");
+  std::printf("|---|---:|---:|---:|---:|---:|---:|---|\n");
+  const int64_t largest = *std::max_element(o.sweep.begin(), o.sweep.end());
+  for (const std::string& name : o.datasets) {
+    for (int64_t n : o.sizes) {
+      gd_bench::PointSet ps = gd_bench::make_dataset(name, n, o.seed);
+      std::vector<uint8_t> kinds(n, GD_ROW_POINT);
+      std::vector<int32_t> all(static_cast<size_t>(n) * o.sweep.size()), one(n);
+      for (double eps : o.eps) {
+        gd_params params;
+        gd_params_init(&params);
+        params.eps = eps;
+        params.threads = o.threads;
+        gd_error err{};
+        double sweep_s = 1e300, largest_s = 1e300, calls_s = 0;
+        for (int run = 0; run < o.runs; run++) {
+          double t0 = now_s();
+          if (gd_cluster_points_sweep(ps.x.data(), ps.y.data(), kinds.data(), n, &params,
+                                      o.sweep.data(), static_cast<int64_t>(o.sweep.size()),
+                                      all.data(), nullptr, &err) != GD_OK)
+            usage(err.message);
+          sweep_s = std::min(sweep_s, now_s() - t0);
+        }
+        bool same = true;
+        for (size_t k = 0; k < o.sweep.size(); k++) {
+          params.minpoints = o.sweep[k];
+          double best = 1e300;
+          for (int run = 0; run < o.runs; run++) {
+            double t0 = now_s();
+            gd_cluster_points(ps.x.data(), ps.y.data(), kinds.data(), n, &params, one.data(),
+                              nullptr, &err);
+            best = std::min(best, now_s() - t0);
+          }
+          calls_s += best;
+          if (o.sweep[k] == largest) largest_s = best;
+          same = same && std::equal(one.begin(), one.end(), all.begin() + k * n);
+        }
+        std::printf("| %s | %s | %s | %.3f | %.3f | %.3f | %.2f | %s |\n", name.c_str(),
+                    size_label(n).c_str(), eps_label(eps).c_str(), sweep_s, largest_s, calls_s,
+                    sweep_s / largest_s, same ? "identical" : "DIFFER");
+        std::fflush(stdout);
+      }
+    }
+  }
+  return 0;
+}
+
 int main(int argc, char** argv) {
   Options o = parse_options(argc, argv);
 
@@ -417,6 +477,7 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(o.seed));
   std::fflush(stdout);
 
+  if (!o.sweep.empty()) return sweep_report(o);
   if (gpu_ok) warm_up_gpu(o);
 
   std::vector<Row> rows;
