@@ -78,8 +78,9 @@ SELECT lives_ok($$SELECT gpu_dbscan(geom, 1, 2) OVER (PARTITION BY ST_SRID(geom)
 -- Calls PostgreSQL itself rejects.
 SELECT throws_ok('SELECT gpu_dbscan(geom, 1, 2) FROM ok_rows', '42809', NULL, 'no OVER clause');
 SELECT throws_ok($$SELECT gpu_dbscan(geom, 'one', 2) OVER () FROM ok_rows$$, '22P02', NULL, 'eps not a number');
-SELECT throws_ok($$SELECT gpu_dbscan(geom::geography, 1, 2) OVER () FROM ok_rows$$, '42883', NULL,
-				 'geography is not accepted');
+SELECT throws_ok($$SELECT gpu_dbscan(ST_MakeLine(geom, 'POINT(1 1)')::geography, 1, 2) OVER () FROM ok_rows$$,
+				 '0A000', 'gpu_dbscan: only geography points can be clustered',
+				 'geography: points only (gpu_dbscan(geography) is in 71_geography.sql)');
 SELECT throws_ok($$SELECT gpu_dbscan(geom, 1) OVER () FROM ok_rows$$, '42883', NULL,
 				 'two arguments: no such function');
 
