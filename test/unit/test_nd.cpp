@@ -3,6 +3,7 @@
 // n-D predicate written out again and reference_graph_dbscan.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -12,6 +13,7 @@
 
 #include "gd_core.h"
 #include "nd_points.hpp"
+#include "parallel.hpp"
 #include "reference.hpp"
 
 namespace {
@@ -290,6 +292,54 @@ TEST(Nd, NeighbourPairsMatchBruteForce) {
       EXPECT_EQ(static_cast<size_t>(list.count), got.size()) << "a pair was listed twice";
       EXPECT_EQ(got, want) << dims << "-D, eps " << eps;
       gd_pair_list_free(&list);
+    }
+  }
+}
+
+// Every pair within eps lies in each other's window, for coarse and fine
+// cells, with the rounding of large offsets and tiny eps.
+TEST(Nd, WindowHoldsEveryNeighbour) {
+  struct Case {
+    int dims;
+    double offset, extent, eps;
+  };
+  for (const Case& k : {Case{2, 0, 10, 0.7}, Case{3, 0, 10, 1.1}, Case{3, 1e12, 1e-2, 1e-3},
+                        Case{3, -3e15, 50, 0.9}, Case{5, 7, 3, 0.8}, Case{3, 0, 1e-300, 0}}) {
+    NdRows r = uniform(k.dims, 1500, k.extent, 77);
+    for (double& c : r.coords) c += k.offset;
+    for (size_t t = 7; t < r.size(); t += 7) {  // the previous point moved by eps on one axis
+      std::copy_n(r.at(t - 1), k.dims, &r.coords[t * k.dims]);
+      r.coords[t * k.dims + t % k.dims] += k.eps;
+    }
+    const uint32_t n = static_cast<uint32_t>(r.size());
+    for (bool fine : {false, true}) {
+      gd_params p;
+      gd_params_init(&p);
+      gd::CancelToken cancel(p);
+      gd::ThreadTeam team(2, cancel);
+      gd::NdGrid g = gd::build_nd_grid(gd::NdPointsView{r.coords.data(), k.dims, n}, k.eps, fine,
+                                       team);
+      std::vector<uint32_t> cell_of(n), pos_of(n);
+      for (uint32_t c = 0; c < g.ncells(); ++c)
+        for (uint32_t i = g.start[c]; i < g.start[c + 1]; ++i) cell_of[i] = c;
+      for (uint32_t i = 0; i < n; ++i) pos_of[g.perm[i]] = i;
+      gd::NdWindow window(g);
+      size_t pairs = 0;
+      for (uint32_t a = 0; a < n; ++a) {
+        gd::CellRange rows[gd::NdWindow::kMaxRanges];
+        const uint32_t ca = cell_of[pos_of[a]];
+        const int count = window.cells_at(ca, rows);
+        for (uint32_t b = 0; b < n; ++b) {
+          if (!ref_within_nd(r.at(a), r.at(b), k.dims, k.eps)) continue;
+          ++pairs;
+          const uint32_t cb = cell_of[pos_of[b]];
+          bool seen = false;
+          for (int w = 0; w < count && !seen; ++w) seen = rows[w].begin <= cb && cb < rows[w].end;
+          ASSERT_TRUE(seen) << k.dims << "-D, offset " << k.offset << ", eps " << k.eps
+                            << (fine ? ", fine" : ", coarse") << ": rows " << a << " and " << b;
+        }
+      }
+      EXPECT_GT(pairs, n) << "the case has neighbour pairs beyond the points themselves";
     }
   }
 }
