@@ -40,7 +40,8 @@ class BlockAllSignals {
 
 int resolve_threads(int requested, size_t items) {
   if (requested > 0) return std::min(requested, 1024);
-  unsigned hw = std::thread::hardware_concurrency();
+  // hardware_concurrency reads /sys on every call (microseconds): once.
+  static const unsigned hw = std::thread::hardware_concurrency();
   size_t cores = hw == 0 ? 1 : hw;
   size_t useful = std::max<size_t>(1, items / kItemsPerThread);
   return static_cast<int>(std::min(cores, useful));

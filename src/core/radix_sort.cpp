@@ -10,12 +10,29 @@ namespace gd {
 namespace {
 constexpr int kDigitBits = 11;
 constexpr size_t kBuckets = size_t{1} << kDigitBits;
+// Up to this many keys an insertion sort beats clearing the digit counts
+// (tiny partitions, e.g. 100,000 windows of a few rows each).
+constexpr size_t kInsertionMax = 64;
 }  // namespace
 
 void radix_sort(std::vector<uint64_t>& keys, std::vector<uint32_t>& vals, int bits,
                 ThreadTeam& team) {
   const size_t n = keys.size();
   if (n < 2 || bits <= 0) return;
+  if (n <= kInsertionMax) {  // stable, like the passes below
+    for (size_t i = 1; i < n; ++i) {
+      uint64_t k = keys[i];
+      uint32_t v = vals[i];
+      size_t j = i;
+      for (; j > 0 && keys[j - 1] > k; --j) {
+        keys[j] = keys[j - 1];
+        vals[j] = vals[j - 1];
+      }
+      keys[j] = k;
+      vals[j] = v;
+    }
+    return;
+  }
   const int T = team.size();
   std::vector<uint64_t> keys_tmp(n);
   std::vector<uint32_t> vals_tmp(n);
