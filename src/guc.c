@@ -1,5 +1,14 @@
 /*
  * guc.c — every gpu_dbscan.* setting, in one place.
+ *
+ * Device memory has two settings: gpu_dbscan.max_device_memory, the
+ * administrator's cap (postgresql.conf, SIGHUP), and
+ * gpu_dbscan.device_memory_budget, each session's own (USERSET).  Setting the
+ * budget above the cap is an error (the check hook); the budget the GPU back
+ * end gets, gd_device_memory_budget_mb, is min(budget, cap) whatever the
+ * order of changes (a cap lowered by a reload also lowers budgets set
+ * before), and the cap itself when the budget is 0 ("let it choose"); the
+ * read-only gpu_dbscan.effective_device_memory_budget shows it.
  */
 #include "postgres.h"
 
@@ -14,6 +23,8 @@ int			gd_gpu_min_rows = 100000;
 int			gd_threads = 0;
 int			gd_device = 0;
 int			gd_device_memory_budget_mb = 0;
+int			gd_device_memory_budget_setting_mb = 0;
+int			gd_max_device_memory_mb = 0;
 
 static const struct config_enum_entry backend_options[] = {
 	{"auto", GD_SETTING_AUTO, false},
@@ -21,6 +32,46 @@ static const struct config_enum_entry backend_options[] = {
 	{"cpu", GD_SETTING_CPU, false},
 	{NULL, 0, false}
 };
+
+/* The budget the GPU back end gets from a session budget and a cap (0: none). */
+static int
+effective_budget(int budget, int cap)
+{
+	if (cap == 0)
+		return budget;
+	if (budget == 0 || budget > cap)
+		return cap;
+	return budget;
+}
+
+/* gpu_dbscan.device_memory_budget may not exceed gpu_dbscan.max_device_memory. */
+static bool
+check_device_memory_budget(int *newval, void **extra, GucSource source)
+{
+	if (gd_max_device_memory_mb != 0 && *newval > gd_max_device_memory_mb)
+	{
+		GUC_check_errcode(ERRCODE_INSUFFICIENT_PRIVILEGE);
+		GUC_check_errmsg("gpu_dbscan.device_memory_budget cannot exceed gpu_dbscan.max_device_memory");
+		GUC_check_errdetail("The budget asked for is %d MB; the administrator's cap is %d MB.",
+							*newval, gd_max_device_memory_mb);
+		GUC_check_errhint("Set a budget of at most %d MB, or 0 to use the cap.",
+						  gd_max_device_memory_mb);
+		return false;
+	}
+	return true;
+}
+
+static void
+assign_device_memory_budget(int newval, void *extra)
+{
+	gd_device_memory_budget_mb = effective_budget(newval, gd_max_device_memory_mb);
+}
+
+static void
+assign_max_device_memory(int newval, void *extra)
+{
+	gd_device_memory_budget_mb = effective_budget(gd_device_memory_budget_setting_mb, newval);
+}
 
 /* Defines the settings and reserves the gpu_dbscan. prefix; called from _PG_init. */
 void
@@ -61,13 +112,38 @@ gd_define_gucs(void)
 							PGC_USERSET, 0,
 							NULL, NULL, NULL);
 
-	DefineCustomIntVariable("gpu_dbscan.device_memory_budget",
-							"Device memory the GPU back end may hold; 0 lets it choose.",
-							"Larger partitions are processed in batches that fit.",
+	/*
+	 * Read-only: what the GPU back end gets (SHOW it).  Defined before the
+	 * two settings whose assign hooks write it.
+	 */
+	DefineCustomIntVariable("gpu_dbscan.effective_device_memory_budget",
+							"Device memory the GPU back end may hold in this session "
+							"(min of the budget and the cap; 0 lets it choose).",
+							NULL,
 							&gd_device_memory_budget_mb,
 							0, 0, INT_MAX,
-							PGC_USERSET, GUC_UNIT_MB,
+							PGC_INTERNAL,
+							GUC_UNIT_MB | GUC_NOT_IN_SAMPLE | GUC_DISALLOW_IN_FILE,
 							NULL, NULL, NULL);
+
+	/* the cap first: the budget's check and assign hooks read it */
+	DefineCustomIntVariable("gpu_dbscan.max_device_memory",
+							"Most device memory one session's GPU runs may hold; 0 = no cap.",
+							"Set by the administrator; gpu_dbscan.device_memory_budget "
+							"cannot be set above it, and a budget of 0 means the cap.",
+							&gd_max_device_memory_mb,
+							0, 0, INT_MAX,
+							PGC_SIGHUP, GUC_UNIT_MB,
+							NULL, assign_max_device_memory, NULL);
+
+	DefineCustomIntVariable("gpu_dbscan.device_memory_budget",
+							"Device memory the GPU back end may hold; 0 lets it choose.",
+							"Larger partitions are processed in batches that fit.  "
+							"At most gpu_dbscan.max_device_memory.",
+							&gd_device_memory_budget_setting_mb,
+							0, 0, INT_MAX,
+							PGC_USERSET, GUC_UNIT_MB,
+							check_device_memory_budget, assign_device_memory_budget, NULL);
 
 	MarkGUCPrefixReserved("gpu_dbscan");
 }

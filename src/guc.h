@@ -16,6 +16,9 @@ extern int	gd_backend_setting;
 extern int	gd_gpu_min_rows;
 extern int	gd_threads;
 extern int	gd_device;
+extern int	gd_device_memory_budget_setting_mb;	/* gpu_dbscan.device_memory_budget */
+extern int	gd_max_device_memory_mb;	/* gpu_dbscan.max_device_memory */
+/* what the GPU back end may hold (MB): min(budget, cap), the cap for budget 0 */
 extern int	gd_device_memory_budget_mb;
 
 extern void gd_define_gucs(void);
