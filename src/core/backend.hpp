@@ -73,7 +73,8 @@ struct PointsView {
 //   - core: p counts the q with within(p, q), itself included;
 //   - border x: claimed by the smallest-row core r with within(r, x);
 //   - core p joins core q < p (rows) when within(p, q), the later row's view,
-//     and every point joins the core that claims it first.
+//     and every point joins the core that claims it first;
+//   - minpoints 0 or 1: p and q join when either sees the other.
 // When either holds, |qx - px| and |qy - py| are at most
 // max(eps, 2^-500) * (1 + 2^-52): the distance test bounds |fl(dx)| by eps
 // unless dx*dx underflows, and then |dx| < 2^-500.  Every operation is
@@ -86,9 +87,21 @@ struct PointsView {
 #define GD_HOST_DEVICE
 #endif
 
+// p's query box, for loops over many q (compilers keep FP operations that
+// might trap inside a loop: hoist the box by hand).
+struct QueryBox {
+  double xlo, xhi, ylo, yhi;
+};
+GD_HOST_DEVICE inline QueryBox query_box(double px, double py, double eps) {
+  return QueryBox{px - eps, px + eps, py - eps, py + eps};
+}
+GD_HOST_DEVICE inline bool in_box(const QueryBox& b, double qx, double qy) {
+  return qx >= b.xlo && qx <= b.xhi && qy >= b.ylo && qy <= b.yhi;
+}
+
 // q inside p's query box.
 GD_HOST_DEVICE inline bool in_query_box(double px, double py, double qx, double qy, double eps) {
-  return qx >= px - eps && qx <= px + eps && qy >= py - eps && qy <= py + eps;
+  return in_box(query_box(px, py, eps), qx, qy);
 }
 
 // The distance test alone (symmetric).
@@ -99,18 +112,24 @@ GD_HOST_DEVICE inline bool within_distance(double px, double py, double qx, doub
   return sqrt(dx * dx + dy * dy) <= eps;
 }
 
-// q is p's neighbour when p searches (see above).
+// q is p's neighbour when p searches (see above); in a loop over q,
+// in_box(box, q) && within_distance(p, q) with box = query_box(p) hoisted.
 GD_HOST_DEVICE inline bool within(double px, double py, double qx, double qy, double eps) {
   return in_query_box(px, py, qx, qy, eps) && within_distance(px, py, qx, qy, eps);
 }
 
-// Both directions at once: bit 0 within(p, q), bit 1 within(q, p).
+// Both directions at once: bit 0 within(p, q), bit 1 within(q, p).  The
+// cheap test first: the distance test fails unless |fl(dx)| and |fl(dy)| are
+// at most max(eps, 2^-500) (past 2^-500, dx*dx is normal and
+// sqrt(fl(dx*dx)) == |fl(dx)|), so most pairs cost what a symmetric test does.
 GD_HOST_DEVICE inline unsigned within_each_way(double px, double py, double qx, double qy,
                                                double eps) {
-  const unsigned pq = in_query_box(px, py, qx, qy, eps);
-  const unsigned qp = in_query_box(qx, qy, px, py, eps);
-  if ((pq | qp) == 0 || !within_distance(px, py, qx, qy, eps)) return 0;
-  return pq | qp << 1;
+  const double reach = eps > 0x1p-500 ? eps : 0x1p-500;
+  const double dx = qx - px;
+  const double dy = qy - py;
+  if (!(fabs(dx) <= reach && fabs(dy) <= reach) || !(sqrt(dx * dx + dy * dy) <= eps)) return 0;
+  return static_cast<unsigned>(in_query_box(px, py, qx, qy, eps)) |
+         static_cast<unsigned>(in_query_box(qx, qy, px, py, eps)) << 1;
 }
 
 // Deprecated: the old name, kept so that code not yet moved to within()

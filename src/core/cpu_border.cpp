@@ -19,8 +19,10 @@ uint32_t first_claimer(const Grid& grid, const uint8_t* flags, double eps, uint3
   uint32_t best_index = kNoise, best = kNoise;
   for (int a = 0; a < WindowCursor::kRows; ++a) {
     for (uint32_t q = rows[a].begin; q < rows[a].end; ++q) {
-      // The searcher is q: its box, rounded at q, must hold x.
-      if ((flags[q] & kCoreFlag) && perm[q] < best_index && within(xs[q], ys[q], px, py, eps)) {
+      // The searcher is q: its box, rounded at q, must hold x (bit 1; the
+      // two-way test because it rejects far pairs cheaply).
+      if ((flags[q] & kCoreFlag) && perm[q] < best_index &&
+          (within_each_way(px, py, xs[q], ys[q], eps) & 2u)) {
         best_index = perm[q];
         best = q;
       }

@@ -56,6 +56,7 @@ void mark_core_points(const Grid& grid, double eps, int64_t minpoints, std::vect
       const PointRange skip = small ? PointRange{b, e} : PointRange{UINT32_MAX, UINT32_MAX};
       for (uint32_t p = b; p < e; ++p) {
         const double px = xs[p], py = ys[p];
+        const QueryBox box = query_box(px, py, eps);
         int64_t found = own;
         size_t visited = 0;
         for (const PointRange& r : rows) {
@@ -64,7 +65,9 @@ void mark_core_points(const Grid& grid, double eps, int64_t minpoints, std::vect
               q = skip.end - 1;
               continue;
             }
-            if (within(px, py, xs[q], ys[q], eps) && ++found >= need) goto core;
+            const double qx = xs[q], qy = ys[q];
+            if (in_box(box, qx, qy) && within_distance(px, py, qx, qy, eps) && ++found >= need)
+              goto core;
           }
           visited += r.end - r.begin;
         }

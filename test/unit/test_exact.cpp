@@ -29,6 +29,12 @@ std::vector<int32_t> ids_of(const Rows& r, double eps, int64_t minpoints, int th
   return run.ids;
 }
 
+double ulp_step(double v, int k) {
+  for (; k > 0; --k) v = std::nextafter(v, INFINITY);
+  for (; k < 0; ++k) v = std::nextafter(v, -INFINITY);
+  return v;
+}
+
 // ---- The relation --------------------------------------------------------
 
 TEST(Exact, RelationIsOneSided) {
@@ -61,6 +67,23 @@ TEST(Exact, RandomPairsAgreeWithReferenceCopy) {
     unsigned both = gd::within(px, py, qx, qy, eps) | gd::within(qx, qy, px, py, eps) << 1;
     ASSERT_EQ(gd::within_each_way(px, py, qx, qy, eps), both) << i;
   }
+  // Scales where squares underflow and eps is below 2^-500 (within_each_way's
+  // cheap test), coordinates of mixed sign and binade, pairs at the box edge.
+  std::uniform_int_distribution<int> scale(-640, -440);
+  int one_sided = 0;
+  for (int i = 0; i < 400000; ++i) {
+    const int s = scale(rng);
+    double eps = i % 17 == 0 ? 0 : std::ldexp(std::fabs(u(rng)), s);
+    double px = std::ldexp(u(rng), s + ex(rng) / 4), py = std::ldexp(u(rng), s + ex(rng) / 4);
+    double qx = px + eps * u(rng) * 2.5, qy = i % 3 ? py : py + eps * u(rng) * 2.5;
+    if (i % 5 == 0) qx = ulp_step(px + (i % 2 ? eps : -eps), static_cast<int>(rng() % 5) - 2);
+    ASSERT_EQ(gd::within(px, py, qx, qy, eps), ref_within(px, py, qx, qy, eps)) << i;
+    unsigned both = gd::within(px, py, qx, qy, eps) | gd::within(qx, qy, px, py, eps) << 1;
+    ASSERT_EQ(gd::within_each_way(px, py, qx, qy, eps), both)
+        << std::hexfloat << px << " " << py << " " << qx << " " << qy << " " << eps;
+    one_sided += both == 1 || both == 2;
+  }
+  EXPECT_GT(one_sided, 1000);
 }
 
 // ---- Hand-checked against PostGIS 3.3.2 (ST_ClusterDBSCAN ... OVER (ORDER BY id)) ----
@@ -138,12 +161,6 @@ TEST(Exact, DenseCellNeedsBothCorners) {
 }
 
 // ---- Adversarial families ------------------------------------------------
-
-double ulp_step(double v, int k) {
-  for (; k > 0; --k) v = std::nextafter(v, INFINITY);
-  for (; k < 0; ++k) v = std::nextafter(v, -INFINITY);
-  return v;
-}
 
 struct Case {
   Rows rows;
