@@ -161,12 +161,14 @@ gd_status	gd_cluster_graph(const uint8_t *row_kind, int64_t nrows,
  * coords[r * dims .. r * dims + dims), read only for GD_ROW_POINT rows and
  * finite there.  q is a neighbour of p when |q_k - p_k| <= eps on every axis
  * and sqrt(d_0*d_0 + d_1*d_1 + ...) <= eps, the squares summed in axis order
- * in IEEE double (no fused multiply-add); with dims == 2 that is the
- * predicate above.  Same rules and ids as gd_cluster_points.
+ * in IEEE double (no fused multiply-add): a symmetric relation.  Same rules
+ * and ids as gd_cluster_points.  dims == 2 is gd_cluster_points itself, with
+ * its relation (PostGIS's rounded query box, seen from the searching row);
+ * the two differ only where a query box rounds across a point.
  *
- * Back ends: dims == 2 runs where params->backend says (it is
- * gd_cluster_points); dims >= 3 always runs on the CPU, whatever
- * params->backend says, and stats->backend reports GD_BACKEND_CPU.
+ * Back ends: dims == 2 runs where params->backend says; dims >= 3 always runs
+ * on the CPU, whatever params->backend says, and stats->backend reports
+ * GD_BACKEND_CPU.
  */
 #define GD_ND_MIN_DIMS 2
 #define GD_ND_MAX_DIMS 8

@@ -5,7 +5,10 @@
 // the neighbour test has more axes: q is a neighbour of p when
 // |q_k - p_k| <= eps on every axis k and sqrt(d_0*d_0 + d_1*d_1 + ...) <= eps,
 // the squares summed in axis order, in IEEE double with no fused
-// multiply-add.  With two axes it is within_eps() bit for bit.
+// multiply-add.  The relation is symmetric; the 2D path (backend.hpp) uses
+// PostGIS's rounded query box instead of |q_k - p_k| <= eps, which differs
+// only where the box rounds across a point (gd_cluster_points_nd sends two
+// axes to the 2D path).
 //
 // Stages, one file each: nd_grid.cpp (points sorted by cell), nd_dbscan.cpp
 // (core flags, union of core points, borders), nd_pairs.cpp (neighbour pairs,

@@ -231,8 +231,9 @@ WHERE s.geometry
 ORDER BY c.case_id;
 RESET gpu_dbscan.threads;
 
--- Properties on 2D and flat 3D data: the 3D distance with dz = 0 is the 2D
--- one bit for bit, and float8[2] points are the 2D path.
+-- Properties on 2D and flat 3D data: the 3D relation with dz = 0 is the 2D
+-- one but where a query box rounds across a point (not on these sets), and
+-- float8[2] points are the 2D path.
 CREATE TABLE gd_test.flat AS
 SELECT g.id, g.geom, ARRAY[ST_X(g.geom), ST_Y(g.geom)] AS p2,
 	   ST_MakePoint(ST_X(g.geom), ST_Y(g.geom), 0) AS g3
