@@ -132,12 +132,6 @@ GD_HOST_DEVICE inline unsigned within_each_way(double px, double py, double qx, 
          static_cast<unsigned>(in_query_box(qx, qy, px, py, eps)) << 1;
 }
 
-// Deprecated: the old name, kept so that code not yet moved to within()
-// compiles; it is within(p, q), p searching.
-GD_HOST_DEVICE inline bool within_eps(double px, double py, double qx, double qy, double eps) {
-  return within(px, py, qx, qy, eps);
-}
-
 // CPU back end (cpu_dbscan.cpp): fills rep[0..pts.n), and core[0..pts.n)
 // (1 for a core point, else 0) when core is given.
 void cpu_cluster(const PointsView& pts, const gd_params& params, const CancelToken& cancel,
