@@ -9,13 +9,17 @@
  *
  * Semantics are those of PostGIS ST_ClusterDBSCAN (see README.md):
  *   - rows are clustered in their partition order (row index 0..nrows-1);
- *   - q is a neighbour of p when |dx| <= eps, |dy| <= eps and
+ *   - p finds q when q lies in p's query box [px - eps, px + eps] x
+ *     [py - eps, py + eps] (bounds rounded in double, inclusive) and
  *     sqrt(dx*dx + dy*dy) <= eps in IEEE double (no fused multiply-add);
- *     a point is its own neighbour;
- *   - core: at least minpoints neighbours; clusters: core points connected
- *     through core points; a border point joins the cluster of its core
- *     neighbour with the smallest row index; everything else is noise;
- *   - minpoints <= 1: every non-NULL row is clustered (an EMPTY row alone);
+ *     a point finds itself; at the last bit p may find q but not the
+ *     reverse (backend.hpp, within());
+ *   - core: finds at least minpoints points; two core points are joined
+ *     when the later row finds the earlier one, and every point joins its
+ *     first claimer (the smallest-row core point that finds it); a border
+ *     point is in its claimer's cluster; everything else is noise;
+ *   - minpoints <= 1: every non-NULL row is clustered (an EMPTY row alone),
+ *     two points joined when either finds the other;
  *   - ids are 0..k-1, numbered by each cluster's first row; noise and NULL
  *     rows get GD_NOISE.
  */
