@@ -24,9 +24,11 @@ CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 
 if [[ ! -f $LIB ]]; then
 	echo "core_diff: building $LIB"
-	cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null &&
-		cmake --build "$BUILD" --target gd_core -j"$(nproc)" >/dev/null ||
-		{ echo "core diff: FAILED (cannot build $LIB)"; exit 1; }
+	if ! { cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null &&
+		cmake --build "$BUILD" --target gd_core -j"$(nproc)" >/dev/null; }; then
+		echo "core diff: FAILED (cannot build $LIB)"
+		exit 1
+	fi
 fi
 link=(-lpthread)
 if nm -C "$LIB" 2>/dev/null | grep -q ' U cudaMalloc'; then

@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# test/reliability/cancel.sh — cancelling a long clustering, again and again.
+#
+#   test/reliability/cancel.sh [--points N] [--times N] [--backend B] [--db DB]
+#                              [--eps E] [--seed S] [--external]
+#
+# One session clusters N points (default 2,000,000) in one partition; it is
+# stopped TIMES times (default 50), alternately by pg_cancel_backend from
+# another connection after a random delay within the run and by a
+# statement_timeout of 100 ms.  Each stop must take effect within 1 s (from
+# the cancel request, or from the timeout), and the session's next query (a
+# 20,000-point clustering) must give the answer a fresh session gives.  The
+# postmaster must not restart.  Prints one summary line; exits nonzero on a
+# failure.
+#
+#   --backend B   gpu_dbscan.backend for the runs (default cpu)
+#   --external    use the server the PG* environment names (default: the
+#                 throwaway server of scripts/lib.sh, started if need be)
+#   --seed S      seeds the random delays (default 1)
+# The data lives in DB (default gd_reliability): tables rel_points_N and
+# rel_check, made on first use.
+set -uo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+POINTS=2000000
+TIMES=50
+BACKEND=cpu
+DB=gd_reliability
+EPS=0.1
+SEED=1
+EXTERNAL=0
+while [[ $# -gt 0 ]]; do
+	case $1 in
+		--points) POINTS=$2; shift 2 ;;
+		--times) TIMES=$2; shift 2 ;;
+		--backend) BACKEND=$2; shift 2 ;;
+		--db) DB=$2; shift 2 ;;
+		--eps) EPS=$2; shift 2 ;;
+		--seed) SEED=$2; shift 2 ;;
+		--external) EXTERNAL=1; shift ;;
+		-h | --help) sed -n '2,23p' "$0"; exit 0 ;;
+		*) echo "cancel: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+if [[ $EXTERNAL -eq 0 ]]; then
+	# shellcheck source=scripts/lib.sh
+	. "$HERE/../../scripts/lib.sh"
+	gd_pg_start >/dev/null || exit 1
+	REL_PSQL=$GD_PGBIN/psql
+fi
+# shellcheck source=test/reliability/lib.sh
+. "$HERE/lib.sh"
+# shellcheck source=test/reliability/data.sh
+. "$HERE/data.sh"
+RANDOM=$SEED
+
+fail() { echo "cancel (backend $BACKEND): FAILED: $*"; rel_session_stop; exit 1; }
+
+rel_data_setup "$DB" "$POINTS" || fail "data setup"
+table=rel_points_$POINTS
+big="SELECT count(c) FROM (SELECT gpu_dbscan(geom, $EPS, 5) OVER (ORDER BY id) AS c FROM $table) s;"
+started=$(rel_psql "$DB" -c "SELECT pg_postmaster_start_time()")
+want=$(rel_check_answer "$DB" "$BACKEND") || fail "the check query fails in a fresh session"
+
+rel_session_start "$DB" || fail "no session"
+rel_query "SET gpu_dbscan.backend = '$BACKEND'; SET client_min_messages = warning;"
+# One full run, to know how long a run takes and to warm the caches.
+t0=$(rel_now)
+rel_query "$big" || fail "the full run did not return"
+t1=$(rel_now)
+[[ $REL_OUT =~ ^[0-9]+$ ]] || fail "the full run: $REL_OUT"
+full=$(rel_secs "$t0" "$t1")
+rel_query "SELECT backend FROM gpu_dbscan_last_run();"
+ran_on=$REL_OUT
+
+latencies=()
+over=0
+wrong=0
+finished=0
+by_cancel=0
+by_timeout=0
+for ((i = 1; i <= TIMES; i++)); do
+	if ((i % 2)); then
+		# pg_cancel_backend at a random point of the run
+		delay=$(rel_rand 0.02 "$(awk -v f="$full" 'BEGIN { printf "%.3f", f * 0.95 }')")
+		t0=$(rel_now)
+		rel_send "$big"
+		sleep "$delay"
+		rel_psql "$DB" -c "SELECT pg_cancel_backend($REL_PID)" >/dev/null || fail "pg_cancel_backend"
+		tc=$(rel_now)
+		rel_recv 30 || fail "run $i: no answer 30 s after pg_cancel_backend"
+		t1=$(rel_now)
+		lat=$(rel_secs "$tc" "$t1")
+		what=cancel
+	else
+		t0=$(rel_now)
+		rel_query "SET statement_timeout = '100ms'; $big RESET statement_timeout;" 30 ||
+			fail "run $i: no answer 30 s after a 100 ms statement_timeout"
+		t1=$(rel_now)
+		lat=$(awk -v e="$(rel_secs "$t0" "$t1")" 'BEGIN { l = e - 0.1; printf "%.3f", l < 0 ? 0 : l }')
+		what=timeout
+	fi
+	if [[ $REL_OUT == *"server closed the connection"* || $REL_OUT == *"connection to server"* ]]; then
+		fail "run $i ($what): the session was lost: $REL_OUT"
+	elif [[ $REL_OUT == *"canceling statement due to"* ]]; then
+		latencies+=("$lat")
+		[[ $what == cancel ]] && by_cancel=$((by_cancel + 1)) || by_timeout=$((by_timeout + 1))
+		if awk -v l="$lat" 'BEGIN { exit !(l > 1.0) }'; then
+			over=$((over + 1))
+			echo "  run $i ($what): took effect after $lat s"
+		fi
+	elif [[ $REL_OUT =~ ^[0-9]+$ ]]; then
+		finished=$((finished + 1))	# the run ended before the cancel came
+	else
+		fail "run $i ($what): unexpected output: $REL_OUT"
+	fi
+	rel_query "$(rel_check_query)" 60 || fail "run $i: the next query did not return"
+	if [[ $REL_OUT != "$want" ]]; then
+		wrong=$((wrong + 1))
+		echo "  run $i ($what): the next query gave $REL_OUT, want $want"
+	fi
+done
+rel_session_stop
+now_started=$(rel_psql "$DB" -c "SELECT pg_postmaster_start_time()")
+restarted=no
+[[ $now_started == "$started" ]] || restarted=yes
+
+echo "cancel (backend $BACKEND, ran on $ran_on, $POINTS points, a full run $full s): $by_cancel pg_cancel_backend + $by_timeout statement_timeout 100 ms took effect ($finished runs ended first); latency $(rel_stats "${latencies[*]}"); $over over 1 s; next query right $((TIMES - wrong))/$TIMES; postmaster restarted: $restarted"
+[[ $over -eq 0 && $wrong -eq 0 && $restarted == no && ${#latencies[@]} -gt 0 ]]

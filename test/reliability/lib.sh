@@ -1,0 +1,73 @@
+# test/reliability/lib.sh — helpers shared by the reliability scripts
+# shellcheck shell=bash
+# (cancel.sh, leak.sh, gpu_faults.sh).  Sourced, not run.  They talk to
+# whatever server the PG* environment names (the throwaway server of
+# scripts/lib.sh, or pgkit's on the GPU machine).
+#
+# A long-lived session is a psql coprocess: rel_session_start opens one,
+# rel_send writes a statement without waiting, rel_recv reads its output up
+# to an end marker (errors included, psql keeps going), rel_query does both.
+
+REL_PSQL=${REL_PSQL:-psql}
+
+# rel_now: wall-clock seconds with microseconds.
+rel_now() { printf '%s\n' "${EPOCHREALTIME:-$(date +%s.%N)}"; }
+# rel_secs A B: B - A, three decimals.
+rel_secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
+# rel_rand LO HI: a random number in [LO, HI), three decimals.
+rel_rand() { awk -v lo="$1" -v hi="$2" -v r="$RANDOM$RANDOM" 'BEGIN { srand(r); printf "%.3f", lo + rand() * (hi - lo) }'; }
+
+# rel_psql DB ARGS...: one-shot psql, unaligned, no banner, stop on error.
+rel_psql() {
+	local db=$1
+	shift
+	"$REL_PSQL" -X -q -A -t -v ON_ERROR_STOP=1 -d "$db" "$@"
+}
+
+# rel_session_start DB: starts the session coprocess (REL_SESSION) and sets
+# REL_PID to its backend's pid.
+rel_session_start() {
+	coproc REL_SESSION { "$REL_PSQL" -X -q -A -t -v ON_ERROR_STOP=0 -d "$1" 2>&1; }
+	rel_query "SELECT pg_backend_pid();"
+	REL_PID=${REL_OUT//[^0-9]/}
+	[[ -n $REL_PID ]] || { echo "could not start a session: $REL_OUT" >&2; return 1; }
+}
+
+rel_session_stop() {
+	if [[ -n ${REL_SESSION_PID:-} ]]; then
+		{ printf '\\q\n' >&"${REL_SESSION[1]}"; } 2>/dev/null
+		wait "$REL_SESSION_PID" 2>/dev/null
+	fi
+}
+
+# rel_send SQL: sends SQL (one or more statements) and an end marker.
+rel_send() { printf '%s\n\\echo __rel_end__\n' "$1" >&"${REL_SESSION[1]}"; }
+
+# rel_recv [TIMEOUT]: reads up to the end marker into REL_OUT (lines joined
+# by newlines); returns 1 if TIMEOUT seconds (default 600) pass first.
+rel_recv() {
+	local line t=${1:-600}
+	REL_OUT=
+	while IFS= read -r -t "$t" -u "${REL_SESSION[0]}" line; do
+		if [[ $line == __rel_end__ ]]; then
+			REL_OUT=${REL_OUT%$'\n'}
+			return 0
+		fi
+		REL_OUT+=$line$'\n'
+	done
+	return 1
+}
+
+# rel_query SQL [TIMEOUT]: rel_send, then rel_recv.
+rel_query() { rel_send "$1" && rel_recv "${2:-600}"; }
+
+# rel_rss_kb PID: the process's resident set (VmRSS, kB), or "?" when unreadable.
+rel_rss_kb() { awk '/^VmRSS:/ { print $2; found = 1 } END { if (!found) print "?" }' "/proc/$1/status" 2>/dev/null || echo "?"; }
+
+# rel_stats "v1 v2 ...": "n N, median M, p95 P, max X" of the numbers.
+rel_stats() {
+	tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{ v[NR] = $1 } END {
+		if (NR == 0) { print "n 0"; exit }
+		p50 = v[int((NR + 1) / 2)]; i95 = int(NR * 0.95 + 0.999); if (i95 < 1) i95 = 1
+		printf "n %d, median %.3f s, p95 %.3f s, max %.3f s", NR, p50, v[i95], v[NR] }'
+}
