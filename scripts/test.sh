@@ -5,7 +5,10 @@
 #      server in tmp_pg/, the cities data set in cache/;
 #   2. the core's unit tests (GoogleTest, ctest);
 #   3. pg_regress: make installcheck against the throwaway server;
-#   4. the pgTAP suite test/pgtap/*.sql with pg_prove, in a fresh database.
+#   4. the pgTAP suite test/pgtap/*.sql with pg_prove, in a fresh database;
+#   5. reliability (issue 5): the decoder fuzzer for 60 s (when clang is
+#      there), the core's differential fuzzer (3000 seeded sets), 50 cancels
+#      of a 2M-point clustering, 1000 queries in one session (memory flat).
 #
 # Ends with one line "N passed, M failed" (the sum of each runner's own
 # counts: ctest tests, pg_regress tests, pgTAP assertions; skipped tests are
@@ -21,7 +24,7 @@ setup_args=(--no-demo)
 for arg in "$@"; do
 	case $arg in
 		--no-apt) setup_args+=(--no-apt) ;;
-		-h | --help) sed -n '2,17p' "$0"; exit 0 ;;
+		-h | --help) sed -n '2,20p' "$0"; exit 0 ;;
 		*) gd_die "unknown argument $arg (see --help)" ;;
 	esac
 done
@@ -163,6 +166,37 @@ else
 	fi
 fi
 record "pgTAP (pg_prove)" "$tap_pass" "$tap_fail" "$tap_skip" "$(gd_seconds_since "$t0")"
+
+# --- 5. reliability (test/reliability/, test/fuzz/) ------------------------------
+# Each check prints one summary line and counts as one test.
+echo
+echo "== reliability (fuzzers, cancels, leaks)"
+t0=$(gd_now)
+rel_pass=0
+rel_fail=0
+rel_skip=0
+rel_check() {  # rel_check NAME CMD...: runs CMD, logs to log/NAME.log, prints its last line
+	local name=$1
+	shift
+	if "$@" >"$GD_LOGDIR/$name.log" 2>&1; then
+		rel_pass=$((rel_pass + 1))
+		tail -n 1 "$GD_LOGDIR/$name.log"
+	else
+		rel_fail=$((rel_fail + 1))
+		echo "FAILED: $name (log/$name.log):"
+		tail -n 15 "$GD_LOGDIR/$name.log"
+	fi
+}
+if command -v clang >/dev/null 2>&1; then
+	rel_check fuzz-gserialized bash "$GD_ROOT/test/fuzz/run.sh" 60
+else
+	echo "fuzz gserialized: skipped (no clang)"
+	rel_skip=$((rel_skip + 1))
+fi
+rel_check core-diff bash "$GD_ROOT/test/fuzz/core_diff.sh" --build "$GD_BUILD_DIR" --sets 3000 --seed 1
+rel_check cancel bash "$GD_ROOT/test/reliability/cancel.sh"
+rel_check leak bash "$GD_ROOT/test/reliability/leak.sh"
+record "reliability" "$rel_pass" "$rel_fail" "$rel_skip" "$(gd_seconds_since "$t0")"
 
 summary+=("$(printf '  %-28s %6s passed %4s failed %4s skipped %7s s' "all" \
 	"$total_pass" "$total_fail" "$total_skip" "$(gd_seconds_since "$t_all")")")
