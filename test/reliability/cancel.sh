@@ -14,6 +14,12 @@
 # failure.
 #
 #   --backend B   gpu_dbscan.backend for the runs (default cpu)
+#   --in-clustering  stop every run at a random point after the rows are read
+#                 (between the time of gpu_dbscan_read_floor over the same
+#                 rows and that of a full run), by pg_cancel_backend and by a
+#                 statement_timeout of that many ms in turn: for the GPU
+#                 phases
+#   --set NAME=VALUE  one more setting for the session (repeatable)
 #   --external    use the server the PG* environment names (default: the
 #                 throwaway server of scripts/lib.sh, started if need be)
 #   --seed S      seeds the random delays (default 1)
@@ -28,6 +34,8 @@ DB=gd_reliability
 EPS=0.1
 SEED=1
 EXTERNAL=0
+IN_CLUSTERING=0
+SETS=()
 while [[ $# -gt 0 ]]; do
 	case $1 in
 		--points) POINTS=$2; shift 2 ;;
@@ -37,7 +45,9 @@ while [[ $# -gt 0 ]]; do
 		--eps) EPS=$2; shift 2 ;;
 		--seed) SEED=$2; shift 2 ;;
 		--external) EXTERNAL=1; shift ;;
-		-h | --help) sed -n '2,23p' "$0"; exit 0 ;;
+		--in-clustering) IN_CLUSTERING=1; shift ;;
+		--set) SETS+=("$2"); shift 2 ;;
+		-h | --help) sed -n '2,30p' "$0"; exit 0 ;;
 		*) echo "cancel: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -63,6 +73,10 @@ want=$(rel_check_answer "$DB" "$BACKEND") || fail "the check query fails in a fr
 
 rel_session_start "$DB" || fail "no session"
 rel_query "SET gpu_dbscan.backend = '$BACKEND'; SET client_min_messages = warning;"
+for kv in "${SETS[@]}"; do
+	rel_query "SET ${kv%%=*} = '${kv#*=}';"
+	[[ $REL_OUT != *ERROR* ]] || fail "SET $kv: $REL_OUT"
+done
 # One full run, to know how long a run takes and to warm the caches.
 t0=$(rel_now)
 rel_query "$big" || fail "the full run did not return"
@@ -71,6 +85,16 @@ t1=$(rel_now)
 full=$(rel_secs "$t0" "$t1")
 rel_query "SELECT backend FROM gpu_dbscan_last_run();"
 ran_on=$REL_OUT
+# The stops fall in [from, to] seconds into a run.
+from=0.02
+to=$(awk -v f="$full" 'BEGIN { printf "%.3f", f * 0.95 }')
+if [[ $IN_CLUSTERING -eq 1 ]]; then
+	t0=$(rel_now)
+	rel_query "SELECT count(c) FROM (SELECT gpu_dbscan_read_floor(geom) OVER (ORDER BY id) AS c FROM $table) s;" ||
+		fail "the read floor did not return"
+	from=$(rel_secs "$t0" "$(rel_now)")
+	to=$(awk -v f="$full" -v a="$from" 'BEGIN { t = f * 0.98; printf "%.3f", (t > a ? t : a) }')
+fi
 
 latencies=()
 over=0
@@ -81,7 +105,7 @@ by_timeout=0
 for ((i = 1; i <= TIMES; i++)); do
 	if ((i % 2)); then
 		# pg_cancel_backend at a random point of the run
-		delay=$(rel_rand 0.02 "$(awk -v f="$full" 'BEGIN { printf "%.3f", f * 0.95 }')")
+		delay=$(rel_rand "$from" "$to")
 		t0=$(rel_now)
 		rel_send "$big"
 		sleep "$delay"
@@ -92,11 +116,13 @@ for ((i = 1; i <= TIMES; i++)); do
 		lat=$(rel_secs "$tc" "$t1")
 		what=cancel
 	else
+		ms=100
+		[[ $IN_CLUSTERING -eq 1 ]] && ms=$(awk -v d="$(rel_rand "$from" "$to")" 'BEGIN { printf "%d", d * 1000 }')
 		t0=$(rel_now)
-		rel_query "SET statement_timeout = '100ms'; $big RESET statement_timeout;" 30 ||
-			fail "run $i: no answer 30 s after a 100 ms statement_timeout"
+		rel_query "SET statement_timeout = '${ms}ms'; $big RESET statement_timeout;" 30 ||
+			fail "run $i: no answer 30 s after a $ms ms statement_timeout"
 		t1=$(rel_now)
-		lat=$(awk -v e="$(rel_secs "$t0" "$t1")" 'BEGIN { l = e - 0.1; printf "%.3f", l < 0 ? 0 : l }')
+		lat=$(awk -v e="$(rel_secs "$t0" "$t1")" -v ms="$ms" 'BEGIN { l = e - ms / 1000; printf "%.3f", (l < 0 ? 0 : l) }')
 		what=timeout
 	fi
 	if [[ $REL_OUT == *"server closed the connection"* || $REL_OUT == *"connection to server"* ]]; then
@@ -124,5 +150,9 @@ now_started=$(rel_psql "$DB" -c "SELECT pg_postmaster_start_time()")
 restarted=no
 [[ $now_started == "$started" ]] || restarted=yes
 
-echo "cancel (backend $BACKEND, ran on $ran_on, $POINTS points, a full run $full s): $by_cancel pg_cancel_backend + $by_timeout statement_timeout 100 ms took effect ($finished runs ended first); latency $(rel_stats "${latencies[*]}"); $over over 1 s; next query right $((TIMES - wrong))/$TIMES; postmaster restarted: $restarted"
+when="at random points"
+[[ $IN_CLUSTERING -eq 1 ]] && when="at random points from $from s (rows read) to $to s"
+tmo="statement_timeout 100 ms"
+[[ $IN_CLUSTERING -eq 1 ]] && tmo="statement_timeout at random points"
+echo "cancel (backend $BACKEND, ran on $ran_on, $POINTS points, a full run $full s, stops $when): $by_cancel pg_cancel_backend + $by_timeout $tmo took effect ($finished runs ended first); latency $(rel_stats "${latencies[*]}"); $over over 1 s; next query right $((TIMES - wrong))/$TIMES; postmaster restarted: $restarted"
 [[ $over -eq 0 && $wrong -eq 0 && $restarted == no && ${#latencies[@]} -gt 0 ]]
