@@ -14,6 +14,8 @@
 \pset tuples_only true
 \pset pager off
 SET client_min_messages = warning;
+-- the module defines the setting (without it ALTER SYSTEM does not know it)
+LOAD 'gpu_dbscan';
 ALTER SYSTEM SET gpu_dbscan.max_device_memory = '3GB';
 SELECT pg_reload_conf() AS reloaded \gset
 -- the reload reaches this backend between statements
@@ -121,5 +123,6 @@ SELECT * FROM finish();
 ROLLBACK;
 
 -- The cap goes again.
+LOAD 'gpu_dbscan';
 ALTER SYSTEM RESET gpu_dbscan.max_device_memory;
 SELECT pg_reload_conf() AS reloaded \gset

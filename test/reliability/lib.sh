@@ -27,39 +27,71 @@ rel_psql() {
 # rel_session_start DB: starts the session coprocess (REL_SESSION) and sets
 # REL_PID to its backend's pid.
 rel_session_start() {
+	# a write to a session whose psql just died fails instead of killing us
+	trap '' PIPE
+	REL_EOF=0
+	REL_TIMEOUT=0
 	coproc REL_SESSION { "$REL_PSQL" -X -q -A -t -v ON_ERROR_STOP=0 -d "$1" 2>&1; }
 	rel_query "SELECT pg_backend_pid();"
 	REL_PID=${REL_OUT//[^0-9]/}
 	[[ -n $REL_PID ]] || { echo "could not start a session: $REL_OUT" >&2; return 1; }
 }
 
+# rel_session_stop: ends the session (\q, or a kill when its last query
+# timed out); nothing to write when it is gone already.
 rel_session_stop() {
 	if [[ -n ${REL_SESSION_PID:-} ]]; then
-		{ printf '\\q\n' >&"${REL_SESSION[1]}"; } 2>/dev/null
+		if [[ ${REL_TIMEOUT:-0} -eq 1 ]]; then
+			kill "$REL_SESSION_PID" 2>/dev/null
+		elif [[ ${REL_EOF:-0} -eq 0 && -n ${REL_SESSION[1]:-} ]]; then
+			{ printf '\\q\n' >&"${REL_SESSION[1]}"; } 2>/dev/null
+		fi
 		wait "$REL_SESSION_PID" 2>/dev/null
 	fi
+	REL_EOF=0
+	REL_TIMEOUT=0
 }
 
-# rel_send SQL: sends SQL (one or more statements) and an end marker.
-rel_send() { printf '%s\n\\echo __rel_end__\n' "$1" >&"${REL_SESSION[1]}"; }
+# rel_send SQL: sends SQL (one or more statements) and an end marker;
+# returns 1 when the session is gone.
+rel_send() {
+	[[ ${REL_EOF:-0} -eq 0 && -n ${REL_SESSION[1]:-} ]] || return 1
+	{ printf '%s\n\\echo __rel_end__\n' "$1" >&"${REL_SESSION[1]}"; } 2>/dev/null
+}
 
 # rel_recv [TIMEOUT]: reads up to the end marker into REL_OUT (lines joined
-# by newlines); returns 1 if TIMEOUT seconds (default 600) pass first.
+# by newlines).  Returns 1 when TIMEOUT seconds (default 600) pass first
+# (REL_TIMEOUT=1) or the session ends (REL_EOF=1: psql exited, e.g. its
+# backend was terminated; REL_OUT holds what it printed).
 rel_recv() {
-	local line t=${1:-600}
+	local line rc t=${1:-600}
 	REL_OUT=
-	while IFS= read -r -t "$t" -u "${REL_SESSION[0]}" line; do
+	while :; do
+		IFS= read -r -t "$t" -u "${REL_SESSION[0]:-99}" line 2>/dev/null
+		rc=$?
+		if ((rc != 0)); then
+			if ((rc > 128)); then
+				REL_TIMEOUT=1
+			else
+				REL_EOF=1
+				REL_OUT+=$line
+			fi
+			REL_OUT=${REL_OUT%$'\n'}
+			return 1
+		fi
 		if [[ $line == __rel_end__ ]]; then
 			REL_OUT=${REL_OUT%$'\n'}
 			return 0
 		fi
 		REL_OUT+=$line$'\n'
 	done
-	return 1
 }
 
 # rel_query SQL [TIMEOUT]: rel_send, then rel_recv.
-rel_query() { rel_send "$1" && rel_recv "${2:-600}"; }
+rel_query() {
+	rel_send "$1" || { REL_OUT="(the session is gone)"; return 1; }
+	rel_recv "${2:-600}"
+}
 
 # rel_rss_kb PID: the process's resident set (VmRSS, kB), or "?" when unreadable.
 rel_rss_kb() { awk '/^VmRSS:/ { print $2; found = 1 } END { if (!found) print "?" }' "/proc/$1/status" 2>/dev/null || echo "?"; }
