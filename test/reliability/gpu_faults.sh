@@ -187,6 +187,9 @@ if has_step a; then
 			after=$REL_OUT
 			rel_session_stop
 			m1=$(settle_mem "$m0")
+			printf '%s\n' "hog: $held" "--- gpu, session with a context:" "$warm_gpu" "--- auto, the same session:" "$warm_auto" \
+				"--- auto, fresh session:" "$fresh_auto" "--- gpu, fresh session:" "$fresh_gpu" \
+				"--- gpu, the first session after the hog:" "$after" >"$OUT/a.log"
 			ok=1
 			[[ $warm_gpu == *ERROR* && $warm_gpu != *"server closed"* ]] || { ok=0; fail "a: gpu with the device full: $warm_gpu"; }
 			[[ $warm_auto == *"$cpu_1m"* ]] || { ok=0; fail "a: auto with the device full: $warm_auto"; }
@@ -195,6 +198,7 @@ if has_step a; then
 			[[ $after == *"$cpu_1m"* && $after == *"$GPU" ]] || { ok=0; fail "a: after the hog: $after"; }
 			notice=no
 			[[ $warm_auto == *"clustering on the CPU instead"* ]] && notice=yes
+			((ok)) || cat "$OUT/a.log"
 			((ok)) && note "a: hog ($held): session with a context: gpu -> $(grep -m1 ERROR <<<"$warm_gpu" | cut -c1-160); auto -> the CPU's answer (NOTICE: $notice, ran on ${warm_auto##*$'\n'}); fresh session: auto -> the CPU's answer (ran on ${fresh_auto##*$'\n'}), gpu -> $(grep -m1 ERROR <<<"$fresh_gpu" | cut -c1-120); hog gone: the GPU's answer right again; device memory $m0 -> $m1 MiB"
 		fi
 	fi
@@ -220,8 +224,12 @@ fi
 
 # --- c: cancel and terminate during GPU work -----------------------------------------
 if has_step c; then
+	# eps 1: about 600 neighbours a point.  On an H200 the GPU part of a
+	# 2M-point run is still only about 30 ms of its 1 s (the rest is reading
+	# and sorting rows), so many stops land after it ("runs ended first");
+	# the GPU unit tests (Gpu*Cancel*) stop each device phase directly.
 	if bash "$HERE/cancel.sh" --external --db "$DB" --backend "$GPU" --points 2000000 --times 50 \
-		--in-clustering --eps 0.3 >"$OUT/cancel.log" 2>&1; then
+		--in-clustering --eps 1 >"$OUT/cancel.log" 2>&1; then
 		note "c: $(tail -n 1 "$OUT/cancel.log")"
 	else
 		fail "c: $(tail -n 3 "$OUT/cancel.log" | tr '\n' ' ')"
