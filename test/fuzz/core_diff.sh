@@ -31,13 +31,18 @@ if [[ ! -f $LIB ]]; then
 	fi
 fi
 link=(-lpthread)
-if nm -C "$LIB" 2>/dev/null | grep -q ' U cudaMalloc'; then
+# (grep reads all of nm's output: with -q, nm's SIGPIPE would fail the pipe)
+if nm "$LIB" 2>/dev/null | grep ' U cudaMalloc' >/dev/null; then
 	link+=(-L"$CUDA_HOME/lib64" -L"$CUDA_HOME/targets/x86_64-linux/lib" -lcudart_static -ldl -lrt)
 fi
 BIN=$BUILD/core_diff
 if [[ ! -x $BIN || $BIN -ot $LIB || $BIN -ot $ROOT/test/fuzz/core_diff.cpp || $BIN -ot $ROOT/test/unit/reference.cpp ]]; then
-	g++ -O2 -std=c++17 -ffp-contract=off -Wall -I "$ROOT/src/core" -I "$ROOT/test/unit" \
-		"$ROOT/test/fuzz/core_diff.cpp" "$ROOT/test/unit/reference.cpp" "$LIB" "${link[@]}" -o "$BIN" ||
-		{ echo "core diff: FAILED (cannot build $BIN)"; exit 1; }
+	if ! g++ -O2 -std=c++17 -ffp-contract=off -Wall -I "$ROOT/src/core" -I "$ROOT/test/unit" \
+		"$ROOT/test/fuzz/core_diff.cpp" "$ROOT/test/unit/reference.cpp" "$LIB" "${link[@]}" -o "$BIN" \
+		>"$BUILD/core_diff.build.log" 2>&1; then
+		tail -n 20 "$BUILD/core_diff.build.log"
+		echo "core diff: FAILED (cannot build $BIN, see $BUILD/core_diff.build.log)"
+		exit 1
+	fi
 fi
 exec "$BIN" "$@"

@@ -7,7 +7,8 @@
 #   bash pgkit/install-on-device.sh >/tmp/pgkit.log 2>&1; . /opt/pgkit/pgkit.env;
 #   make CORE_BUILD=build-gpu-dev install; bash test/reliability/gpu_faults.sh
 #
-#   test/reliability/gpu_faults.sh [--load-seconds N] [--sessions K] [--steps "a b c d e"]
+#   test/reliability/gpu_faults.sh [--load-seconds N] [--sessions K] [--steps "a b c d e f"]
+#                                  [--fuzz-seconds T] [--core-build DIR]
 #
 # Steps (about 6 minutes with the defaults):
 #   pre  the data (1M and 2M uniform points, a 20,000-point check set), the
@@ -30,6 +31,10 @@
 #        bounded, throughput
 #   e    leak.sh on the GPU: 1000 queries in one session, backend RSS and
 #        device memory flat
+#   f    test/fuzz/core_diff.sh --gpu for 60 s (--fuzz-seconds): random small
+#        sets through the GPU and CPU paths against PostGIS's algorithm
+#        emulated, 0 differences (against the core in --core-build DIR,
+#        default build-gpu-dev, built with CUDA there when missing)
 # nvidia-smi's memory before and after, and pg_postmaster_start_time()
 # unchanged apart from step b's restarts.  Logs and summary.txt go to $OUT
 # (default log/gpu-faults).  Exit status 1 when a step failed.
@@ -44,13 +49,17 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 LOAD_SECONDS=120
 SESSIONS=16
-STEPS="pre a b c d e"
+STEPS="pre a b c d e f"
+FUZZ_SECONDS=60
+CORE_BUILD=build-gpu-dev
 while [[ $# -gt 0 ]]; do
 	case $1 in
 		--load-seconds) LOAD_SECONDS=$2; shift 2 ;;
 		--sessions) SESSIONS=$2; shift 2 ;;
 		--steps) STEPS="pre $2"; shift 2 ;;
-		-h | --help) sed -n '2,43p' "$0"; exit 0 ;;
+		--fuzz-seconds) FUZZ_SECONDS=$2; shift 2 ;;
+		--core-build) CORE_BUILD=$2; shift 2 ;;
+		-h | --help) sed -n '2,48p' "$0"; exit 0 ;;
 		*) echo "gpu_faults: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -340,6 +349,20 @@ if has_step e; then
 		note "e: $(tail -n 1 "$OUT/leak.log")"
 	else
 		fail "e: $(tail -n 3 "$OUT/leak.log" | tr '\n' ' ')"
+	fi
+fi
+
+# --- f: the core's differential fuzzer with the GPU path --------------------------------
+if has_step f; then
+	if [[ ! -f $ROOT/$CORE_BUILD/libgd_core.a && ! -f $CORE_BUILD/libgd_core.a ]]; then
+		cmake -S "$ROOT" -B "$ROOT/$CORE_BUILD" -DCMAKE_BUILD_TYPE=Release -DGD_WITH_CUDA=ON \
+			-DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc >"$OUT/core-build.log" 2>&1
+	fi
+	if bash "$ROOT/test/fuzz/core_diff.sh" --build "$CORE_BUILD" --gpu --seconds "$FUZZ_SECONDS" --max-n 60 \
+		>"$OUT/core_diff.log" 2>&1 && grep -q ', gpu, sweep)' "$OUT/core_diff.log"; then
+		note "f: $(tail -n 1 "$OUT/core_diff.log")"
+	else
+		fail "f: $(grep -m3 -E 'DIFF|FAILED|no usable' "$OUT/core_diff.log" | cut -c1-300 | tr '\n' ' ') $(tail -n 1 "$OUT/core_diff.log")"
 	fi
 fi
 
