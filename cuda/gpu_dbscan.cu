@@ -15,6 +15,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include <cub/device/device_reduce.cuh>
+
 #include "gd_cuda.hpp"
 #include "grid.cuh"
 
@@ -256,6 +258,15 @@ bool gpu_available(int device, std::string* why) {
   (void)cudaFree(probe);
   if (err != cudaSuccess) return fail(std::string("kernel launch failed: ") + cudaGetErrorString(err));
   if (value != 42) return fail("probe kernel returned a wrong value");
+  // CUB caches the device count and PTX version on its first call, failures
+  // included, for the life of the process.  Make that first call here, on a
+  // device just shown healthy, not inside a run that may hit out-of-memory
+  // (a poisoned cache made every later run of the session fail with
+  // "invalid device ordinal").
+  size_t temp_bytes = 0;
+  err = CUB_NS_QUALIFIER::DeviceReduce::Sum(nullptr, temp_bytes, static_cast<const int*>(nullptr),
+                               static_cast<int*>(nullptr), 1);
+  if (err != cudaSuccess) return fail(std::string("CUB initialisation failed: ") + cudaGetErrorString(err));
   return true;
 }
 

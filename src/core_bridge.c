@@ -12,6 +12,7 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/timestamp.h"
 
 #include "core_bridge.h"
 #include "guc.h"
@@ -70,11 +71,21 @@ raise_core_error(const gd_error *err)
 	pg_unreachable();
 }
 
-/* Whether the configured GPU can be used; the answer is cached per device. */
+/*
+ * Whether the configured GPU can be used.  A yes is cached per device for the
+ * life of the backend; a no is asked again after GPU_RECHECK_MS, since it may
+ * have come from a passing state (another process holding the whole card).
+ */
+#define GPU_RECHECK_MS 10000
+
 static bool
 gpu_available(void)
 {
-	if (gpu_known_device != gd_device)
+	static TimestampTz checked_at;
+
+	if (gpu_known_device != gd_device ||
+		(!gpu_usable && TimestampDifferenceExceeds(checked_at, GetCurrentTimestamp(),
+												   GPU_RECHECK_MS)))
 	{
 		gd_error	why;
 
@@ -82,6 +93,7 @@ gpu_available(void)
 		gpu_usable = gd_gpu_available(gd_device, &why) != 0;
 		strlcpy(gpu_why, why.message, sizeof(gpu_why));
 		gpu_known_device = gd_device;
+		checked_at = GetCurrentTimestamp();
 	}
 	return gpu_usable;
 }
