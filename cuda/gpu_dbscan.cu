@@ -15,8 +15,6 @@
 #include <cmath>
 #include <cstdio>
 
-#include <cub/device/device_reduce.cuh>
-
 #include "gd_cuda.hpp"
 #include "grid.cuh"
 
@@ -218,7 +216,20 @@ __global__ void probe_kernel(int* out) { *out = 42; }
 
 void gpu_cluster(const PointsView& pts, const gd_params& params, const CancelToken& cancel,
                  uint32_t* rep, gd_run_stats& stats) {
-  cuda::cluster_host(pts, params, cancel, rep, stats, cuda::Options());
+  try {
+    cuda::cluster_host(pts, params, cancel, rep, stats, cuda::Options());
+  } catch (const Error& e) {
+    // A CUDA error (out of memory from another process, a driver fault) can
+    // leave this process's context unusable for every later run of the
+    // session.  Every buffer is freed by now: drop the process's primary
+    // context (this process's alone, not the device) so that the next run
+    // starts from a fresh one.
+    if (e.status() == GD_ERR_DEVICE || e.status() == GD_ERR_DEVICE_NOMEM) {
+      (void)cudaDeviceReset();
+      (void)cudaGetLastError();
+    }
+    throw;
+  }
 }
 
 // A usable device: the runtime loads, the ordinal exists, its compute
@@ -258,15 +269,6 @@ bool gpu_available(int device, std::string* why) {
   (void)cudaFree(probe);
   if (err != cudaSuccess) return fail(std::string("kernel launch failed: ") + cudaGetErrorString(err));
   if (value != 42) return fail("probe kernel returned a wrong value");
-  // CUB caches the device count and PTX version on its first call, failures
-  // included, for the life of the process.  Make that first call here, on a
-  // device just shown healthy, not inside a run that may hit out-of-memory
-  // (a poisoned cache made every later run of the session fail with
-  // "invalid device ordinal").
-  size_t temp_bytes = 0;
-  err = CUB_NS_QUALIFIER::DeviceReduce::Sum(nullptr, temp_bytes, static_cast<const int*>(nullptr),
-                               static_cast<int*>(nullptr), 1);
-  if (err != cudaSuccess) return fail(std::string("CUB initialisation failed: ") + cudaGetErrorString(err));
   return true;
 }
 
