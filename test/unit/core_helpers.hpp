@@ -18,12 +18,15 @@ struct RunResult {
   std::vector<int32_t> ids;
 };
 
-inline RunResult cluster(const Rows& r, double eps, int64_t minpoints, int threads = 0) {
+inline RunResult cluster(const Rows& r, double eps, int64_t minpoints, int threads = 0,
+                         gd_backend backend = GD_BACKEND_CPU, size_t budget = 0) {
   gd_params p;
   gd_params_init(&p);
   p.eps = eps;
   p.minpoints = minpoints;
   p.threads = threads;
+  p.backend = backend;
+  p.device_memory_budget = budget;
   RunResult run;
   run.ids.assign(r.size(), -7);
   run.status = gd_cluster_points(r.x.data(), r.y.data(), r.kinds.data(),

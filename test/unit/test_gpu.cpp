@@ -12,6 +12,7 @@
 #include <string>
 #include <tuple>
 
+#include "shapes.hpp"
 #include "test_gpu_helpers.hpp"
 
 namespace gd_test {
@@ -35,59 +36,24 @@ TEST(GpuAvailable, GpuBackendWithoutDeviceFailsCleanly) {
   EXPECT_NE(run.status, GD_OK);
 }
 
-enum class Shape { kUniform, kBlobs, kDuplicates, kLattice, kSparse };
-
-Rows make(Shape shape, uint64_t seed) {
-  switch (shape) {
-    case Shape::kUniform:
-      return uniform_rows(3000, 0, 40, seed);
-    case Shape::kBlobs:
-      return blob_rows(4000, 6, 40, 0.8, seed);
-    case Shape::kDuplicates:
-      return duplicate_rows(3000, 150, 30, seed);
-    case Shape::kLattice:
-      return lattice_rows(50, 0.5, -3, 7, seed);
-    case Shape::kSparse:
-      return uniform_rows(2000, -1000, 1000, seed);
-  }
-  return {};
-}
-
-using Case = std::tuple<Shape, double, int64_t>;
-class GpuMatches : public ::testing::TestWithParam<Case> {};
+class GpuMatches : public ::testing::TestWithParam<ShapeCase> {};
 
 TEST_P(GpuMatches, CpuAndReference) {
   GD_REQUIRE_GPU();
   auto [shape, eps, minpoints] = GetParam();
-  Rows r = make(shape, 4321 + static_cast<uint64_t>(shape) * 7 + minpoints);
+  Rows r = make_shape(shape, 4321 + static_cast<uint64_t>(shape) * 7 + minpoints, true);
   expect_gpu_matches(r, eps, minpoints);
 }
 
 TEST_P(GpuMatches, WithEmptyAndNullRows) {
   GD_REQUIRE_GPU();
   auto [shape, eps, minpoints] = GetParam();
-  Rows r = make(shape, 77 + static_cast<uint64_t>(shape));
+  Rows r = make_shape(shape, 77 + static_cast<uint64_t>(shape), true);
   sprinkle_empty_and_null(r, 8, 3);
   expect_gpu_matches(r, eps, minpoints);
 }
 
-std::string case_name(const ::testing::TestParamInfo<Case>& info) {
-  static const char* names[] = {"Uniform", "Blobs", "Duplicates", "Lattice", "Sparse"};
-  auto [shape, eps, minpoints] = info.param;
-  std::string e = std::to_string(eps);
-  for (char& ch : e)
-    if (ch == '.') ch = '_';
-  return std::string(names[static_cast<int>(shape)]) + "_eps" + e + "_min" +
-         std::to_string(minpoints);
-}
-
-INSTANTIATE_TEST_SUITE_P(
-    Random, GpuMatches,
-    ::testing::Combine(::testing::Values(Shape::kUniform, Shape::kBlobs, Shape::kDuplicates,
-                                         Shape::kLattice, Shape::kSparse),
-                       ::testing::Values(0.0, 0.5, 1.0, 2.5),
-                       ::testing::Values<int64_t>(0, 1, 2, 4, 12)),
-    case_name);
+INSTANTIATE_TEST_SUITE_P(Random, GpuMatches, all_shape_cases(), shape_case_name);
 
 TEST(GpuAdversarial, AllPointsInOneCell) {
   GD_REQUIRE_GPU();

@@ -27,19 +27,8 @@ inline bool gpu_usable(std::string* why) {
   } while (0)
 
 inline RunResult cluster_on(const Rows& r, double eps, int64_t minpoints, gd_backend backend,
-                      size_t budget = 0) {
-  gd_params p;
-  gd_params_init(&p);
-  p.eps = eps;
-  p.minpoints = minpoints;
-  p.backend = backend;
-  p.device_memory_budget = budget;
-  RunResult run;
-  run.ids.assign(r.size(), -7);
-  run.status = gd_cluster_points(r.x.data(), r.y.data(), r.kinds.data(),
-                                 static_cast<int64_t>(r.size()), &p, run.ids.data(), &run.stats,
-                                 &run.err);
-  return run;
+                            size_t budget = 0) {
+  return cluster(r, eps, minpoints, 0, backend, budget);
 }
 
 // Row index of the first difference, or -1.

@@ -1,0 +1,54 @@
+// shapes.hpp — the families of seeded random data sets that the CPU and GPU
+// suites both run through (parameterised tests), and their test names.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <tuple>
+
+#include "datagen.hpp"
+
+namespace gd_test {
+
+enum class Shape { kUniform, kBlobs, kDuplicates, kLattice, kSparse };
+
+// One data set of the family; large: the bigger sizes the GPU suite uses.
+inline Rows make_shape(Shape shape, uint64_t seed, bool large = false) {
+  switch (shape) {
+    case Shape::kUniform:
+      return uniform_rows(large ? 3000 : 2000, 0, 40, seed);
+    case Shape::kBlobs:
+      return blob_rows(large ? 4000 : 2500, 6, 40, 0.8, seed);
+    case Shape::kDuplicates:
+      return duplicate_rows(large ? 3000 : 2000, 150, 30, seed);
+    case Shape::kLattice:
+      return lattice_rows(large ? 50 : 40, 0.5, -3, 7, seed);
+    case Shape::kSparse:
+      return uniform_rows(large ? 2000 : 1500, -1000, 1000, seed);
+  }
+  return {};
+}
+
+using ShapeCase = std::tuple<Shape, double /*eps*/, int64_t /*minpoints*/>;
+
+inline std::string shape_case_name(const ::testing::TestParamInfo<ShapeCase>& info) {
+  static const char* names[] = {"Uniform", "Blobs", "Duplicates", "Lattice", "Sparse"};
+  auto [shape, eps, minpoints] = info.param;
+  std::string e = std::to_string(eps);
+  for (char& ch : e)
+    if (ch == '.') ch = '_';
+  return std::string(names[static_cast<int>(shape)]) + "_eps" + e + "_min" +
+         std::to_string(minpoints);
+}
+
+// Every family at eps 0, 0.5, 1, 2.5 and minpoints 0, 1, 2, 4, 12.
+inline auto all_shape_cases() {
+  return ::testing::Combine(::testing::Values(Shape::kUniform, Shape::kBlobs, Shape::kDuplicates,
+                                              Shape::kLattice, Shape::kSparse),
+                            ::testing::Values(0.0, 0.5, 1.0, 2.5),
+                            ::testing::Values<int64_t>(0, 1, 2, 4, 12));
+}
+
+}  // namespace gd_test
