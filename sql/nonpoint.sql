@@ -4,15 +4,7 @@
 -- from bounding boxes with the distance of ST_DWithin).
 --
 
-CREATE FUNCTION pg_temp.same_clusters(a int[], b int[]) RETURNS bool
-LANGUAGE sql IMMUTABLE AS $$
-  SELECT cardinality(a) = cardinality(b)
-     AND NOT EXISTS (SELECT 1 FROM unnest(a, b) u(x, y) WHERE (x IS NULL) <> (y IS NULL))
-     AND NOT EXISTS (SELECT 1 FROM unnest(a, b) u(x, y) WHERE x IS NOT NULL
-                     GROUP BY x HAVING count(DISTINCT y) > 1)
-     AND NOT EXISTS (SELECT 1 FROM unnest(a, b) u(x, y) WHERE y IS NOT NULL
-                     GROUP BY y HAVING count(DISTINCT x) > 1)
-$$;
+\i sql/include/same_clusters.sql
 
 -- PostGIS's cluster.sql inputs (ST_ClusterWithin's t3/t4) through DBSCAN
 CREATE TEMP TABLE cluster_inputs (id int, geom geometry);

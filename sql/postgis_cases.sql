@@ -3,15 +3,7 @@
 -- PostGIS 3.3.2, each compared with ST_ClusterDBSCAN in the same query.
 --
 
-CREATE FUNCTION pg_temp.same_clusters(a int[], b int[]) RETURNS bool
-LANGUAGE sql IMMUTABLE AS $$
-  SELECT cardinality(a) = cardinality(b)
-     AND NOT EXISTS (SELECT 1 FROM unnest(a, b) u(x, y) WHERE (x IS NULL) <> (y IS NULL))
-     AND NOT EXISTS (SELECT 1 FROM unnest(a, b) u(x, y) WHERE x IS NOT NULL
-                     GROUP BY x HAVING count(DISTINCT y) > 1)
-     AND NOT EXISTS (SELECT 1 FROM unnest(a, b) u(x, y) WHERE y IS NOT NULL
-                     GROUP BY y HAVING count(DISTINCT x) > 1)
-$$;
+\i sql/include/same_clusters.sql
 
 -- #3612: polygons with M in SRID 4326, eps 20.1, minpoints 5: two rows, noise
 SELECT '#3612a', gpu_dbscan(the_geom, 20.1, 5) OVER w, ST_ClusterDBSCAN(the_geom, 20.1, 5) OVER w
