@@ -317,13 +317,14 @@ void
 bridge_cluster_graph(const uint8_t *row_kind, int64_t nrows, const gd_pair *edges,
 					 int64_t nedges, int64_t minpoints, int32_t *cluster_ids)
 {
-	bridge_cluster_graph_job(row_kind, nrows, edges, nedges, &minpoints, 1, cluster_ids, NULL);
+	bridge_cluster_graph_job(row_kind, nrows, edges, NULL, nedges, &minpoints, 1, cluster_ids,
+							 NULL);
 }
 
 /* Clusters a neighbour graph for every minpoints value, or with point types. */
 void
 bridge_cluster_graph_job(const uint8_t *row_kind, int64_t nrows, const gd_pair *edges,
-						 int64_t nedges, const int64_t *minpoints, int64_t nminpoints,
+						 const uint8_t *dirs, int64_t nedges, const int64_t *minpoints, int64_t nminpoints,
 						 int32_t *cluster_ids, uint8_t *point_types)
 {
 	gd_error	err;
@@ -331,11 +332,11 @@ bridge_cluster_graph_job(const uint8_t *row_kind, int64_t nrows, const gd_pair *
 
 	memset(&err, 0, sizeof(err));
 	if (nminpoints != 1)
-		status = gd_cluster_graph_sweep(row_kind, nrows, edges, nedges, minpoints, nminpoints,
-										cluster_ids, &err);
+		status = gd_cluster_graph_directed_sweep(row_kind, nrows, edges, dirs, nedges,
+												 minpoints, nminpoints, cluster_ids, &err);
 	else
-		status = gd_cluster_graph_typed(row_kind, nrows, edges, nedges, minpoints[0],
-										cluster_ids, point_types, &err);
+		status = gd_cluster_graph_directed(row_kind, nrows, edges, dirs, nedges, minpoints[0],
+										   cluster_ids, point_types, &err);
 	if (status != GD_OK)
 		raise_core_error(&err);
 }

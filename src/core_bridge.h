@@ -47,9 +47,10 @@ extern void bridge_cluster_points_job(const double *x, const double *y,
 									  const int64_t *minpoints, int64_t nminpoints,
 									  int32_t *cluster_ids, uint8_t *point_types);
 
-/* The same from an explicit neighbour graph. */
+/* The same from an explicit neighbour graph; dirs as gd_cluster_graph_directed's. */
 extern void bridge_cluster_graph_job(const uint8_t *row_kind, int64_t nrows,
-									 const gd_pair *edges, int64_t nedges,
+									 const gd_pair *edges, const uint8_t *dirs,
+									 int64_t nedges,
 									 const int64_t *minpoints, int64_t nminpoints,
 									 int32_t *cluster_ids, uint8_t *point_types);
 

@@ -203,15 +203,17 @@ typedef struct GeogTest
 } GeogTest;
 
 /* st_dwithin(geog_i, geog_j, eps, false) for a candidate pair i < j. */
-static bool
+static uint8
 geog_dwithin(void *arg, gd_pair p)
 {
 	GeogTest   *t = (GeogTest *) arg;
 
+	/* a symmetric relation: both ends see each other */
 	return DatumGetBool(FunctionCall4(t->dwithin,
 									  PointerGetDatum(t->points + (int64) p.i * GSERIALIZED_POINT_SIZE),
 									  PointerGetDatum(t->points + (int64) p.j * GSERIALIZED_POINT_SIZE),
-									  Float8GetDatum(t->eps), BoolGetDatum(false)));
+									  Float8GetDatum(t->eps), BoolGetDatum(false))) ?
+		GD_EDGE_BOTH : 0;
 }
 
 /* Clusters a partition of geography points (see the file comment). */

@@ -166,30 +166,37 @@ typedef struct ExactTest
 } ExactTest;
 
 /*
- * Whether a candidate pair is a pair of neighbours: PostGIS's envelope
- * filter, then the point predicate for two points, st_dwithin otherwise.
- * Runs in a memory context the caller resets.
+ * Whether a candidate pair is a pair of neighbours, and which end finds the
+ * other (PairTestFn): PostGIS's envelope filter each way (i's query box
+ * meets j's box: i sees j), then the point predicate for two points,
+ * st_dwithin otherwise (symmetric).  Runs in a memory context the caller
+ * resets.
  */
-static bool
+static uint8
 exact_test(void *arg, gd_pair p)
 {
 	ExactTest  *t = (ExactTest *) arg;
 	const PartitionRows *rows = t->rows;
 	Datum		a,
 				b;
+	uint8		dir = 0;
 
-	if (!envelope_reaches(&t->boxes[p.i], &t->boxes[p.j], t->eps) &&
-		!envelope_reaches(&t->boxes[p.j], &t->boxes[p.i], t->eps))
-		return false;
+	if (envelope_reaches(&t->boxes[p.i], &t->boxes[p.j], t->eps))
+		dir |= GD_EDGE_I_SEES_J;
+	if (envelope_reaches(&t->boxes[p.j], &t->boxes[p.i], t->eps))
+		dir |= GD_EDGE_J_SEES_I;
+	if (dir == 0)
+		return 0;
 	if (rows->kind[p.i] == GEOM_POINT && rows->kind[p.j] == GEOM_POINT)
-		return points_within(rows->x[p.i], rows->y[p.i], rows->x[p.j], rows->y[p.j], t->eps);
+		return points_within(rows->x[p.i], rows->y[p.i], rows->x[p.j], rows->y[p.j], t->eps) ?
+			dir : 0;
 
 	/* a point's value: a 2D point of the partition's SRID */
 	a = t->geoms[p.i] ? t->geoms[p.i] :
 		gserialized_make_point(rows->x[p.i], rows->y[p.i], rows->srids.srid);
 	b = t->geoms[p.j] ? t->geoms[p.j] :
 		gserialized_make_point(rows->x[p.j], rows->y[p.j], rows->srids.srid);
-	return postgis_dwithin(t->fns, a, b, t->eps);
+	return postgis_dwithin(t->fns, a, b, t->eps) ? dir : 0;
 }
 
 /*

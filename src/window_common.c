@@ -220,26 +220,34 @@ window_cluster_pairs_job(gd_pair_list *list, PairTestFn test, void *arg, const u
 		instr_time	phase;
 		int64		kept = 0;
 		int64		k;
+		uint8	   *dirs;
 
+		dirs = MemoryContextAllocHuge(work, Max(list->count, 1) * sizeof(uint8));
 		scratch = AllocSetContextCreate(work, "gpu_dbscan exact test", ALLOCSET_SMALL_SIZES);
 		INSTR_TIME_SET_CURRENT(phase);
 		MemoryContextSwitchTo(scratch);
 		for (k = 0; k < list->count; k++)
 		{
+			uint8		dir;
+
 			if (k % 1024 == 0)
 			{
 				CHECK_FOR_INTERRUPTS();
 				MemoryContextReset(scratch);
 			}
-			if (test(arg, list->pairs[k]))
+			dir = test(arg, list->pairs[k]);
+			if (dir != 0)
+			{
+				dirs[kept] = dir;
 				list->pairs[kept++] = list->pairs[k];
+			}
 		}
 		MemoryContextSwitchTo(work);
 		MemoryContextDelete(scratch);
 		t_exact = window_seconds_since(phase);
 
 		INSTR_TIME_SET_CURRENT(phase);
-		bridge_cluster_graph_job(kind, nrows, list->pairs, kept, job->minpoints,
+		bridge_cluster_graph_job(kind, nrows, list->pairs, dirs, kept, job->minpoints,
 								 job->nminpoints, job->ids, job->types);
 		t_graph = window_seconds_since(phase);
 	}

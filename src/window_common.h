@@ -107,15 +107,18 @@ extern void window_read_rows(WindowObject win, int64 nrows, WindowRowFn read_row
 extern double window_seconds_since(instr_time start);
 
 /*
- * Whether a candidate pair (rows i < j) is a pair of neighbours; runs in a
- * memory context that is reset every so often, and may raise an error.
+ * Whether a candidate pair (rows i < j) is a pair of neighbours, and in
+ * which direction: 0 when not, else GD_EDGE_I_SEES_J (j is found when i
+ * searches: j's box meets i's query box), GD_EDGE_J_SEES_I, or both
+ * (GD_EDGE_BOTH, for a symmetric relation).  Runs in a memory context that
+ * is reset every so often, and may raise an error.
  */
-typedef bool (*PairTestFn) (void *arg, gd_pair pair);
+typedef uint8 (*PairTestFn) (void *arg, gd_pair pair);
 
 /*
  * The second half of clustering from candidate pairs: keeps the pairs of
  * list (from the core, malloc'ed) that test accepts, clusters the graph they
- * make (gd_cluster_graph), and records the run for gpu_dbscan_last_run()
+ * make with their directions (gd_cluster_graph_directed), and records the run for gpu_dbscan_last_run()
  * (ngeoms clustered rows; start is when the candidate search began).  list
  * is freed whatever happens.
  */

@@ -129,6 +129,20 @@ gd_status gd_cluster_graph_typed(const uint8_t* row_kind, int64_t nrows, const g
   });
 }
 
+gd_status gd_cluster_graph_directed(const uint8_t* row_kind, int64_t nrows, const gd_pair* edges,
+                                    const uint8_t* dirs, int64_t nedges, int64_t minpoints,
+                                    int32_t* cluster_ids, uint8_t* point_types, gd_error* err) {
+  return guarded(err, [&] {
+    check_minpoints(minpoints);
+    check_graph(row_kind, nrows, edges, nedges, cluster_ids);
+    std::vector<uint8_t> core(point_types ? nrows : 0);
+    gd::cluster_graph(row_kind, nrows, edges, nedges, minpoints, cluster_ids,
+                      point_types ? core.data() : nullptr, dirs);
+    if (point_types)
+      fill_point_types(row_kind, nrows, core.data(), cluster_ids, minpoints, point_types);
+  });
+}
+
 int gd_gpu_available(int device, gd_error* why) {
   int available = 0;
   gd_status st = guarded(why, [&] {

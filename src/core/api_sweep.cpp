@@ -103,4 +103,18 @@ gd_status gd_cluster_graph_sweep(const uint8_t* row_kind, int64_t nrows, const g
   });
 }
 
+gd_status gd_cluster_graph_directed_sweep(const uint8_t* row_kind, int64_t nrows,
+                                          const gd_pair* edges, const uint8_t* dirs,
+                                          int64_t nedges, const int64_t* minpoints,
+                                          int64_t nminpoints, int32_t* cluster_ids,
+                                          gd_error* err) {
+  return guarded(err, [&] {
+    check_sweep(minpoints, nminpoints, nrows);
+    check_graph(row_kind, nrows, edges, nedges, cluster_ids);
+    for (int64_t k = 0; k < nminpoints; ++k)
+      gd::cluster_graph(row_kind, nrows, edges, nedges, minpoints[k], cluster_ids + k * nrows,
+                        nullptr, dirs);
+  });
+}
+
 }  // extern "C"

@@ -160,6 +160,29 @@ gd_status	gd_cluster_graph(const uint8_t *row_kind, int64_t nrows,
 							 gd_error *err);
 
 /*
+ * Directed neighbour graph: the same as gd_cluster_graph(_typed), with
+ * dirs[k] telling which end of edges[k] finds the other when it searches
+ * (PostGIS's query box of a row, its box grown by eps, holds the other
+ * row's box; the distance test itself is symmetric):
+ * GD_EDGE_I_SEES_J (edges[k].j is in edges[k].i's query box),
+ * GD_EDGE_J_SEES_I, or both (GD_EDGE_BOTH); dirs NULL means both for every
+ * edge (gd_cluster_graph_typed).  The rules are gd_cluster_points': core by
+ * the row's own view; core rows joined by the later row's view, and every
+ * row joined to its first claimer (the smallest core row that sees it); a
+ * non-core row takes its first claimer's cluster; minpoints <= 1: either
+ * direction joins.
+ */
+#define GD_EDGE_I_SEES_J 1
+#define GD_EDGE_J_SEES_I 2
+#define GD_EDGE_BOTH 3
+
+gd_status	gd_cluster_graph_directed(const uint8_t *row_kind, int64_t nrows,
+									  const gd_pair *edges, const uint8_t *dirs,
+									  int64_t nedges, int64_t minpoints,
+									  int32_t *cluster_ids, uint8_t *point_types,
+									  gd_error *err);
+
+/*
  * Points of 2 to 8 dimensions (POINT Z rows, float8[] rows, geography as
  * unit-sphere xyz).  coords is row-major: row r's point is
  * coords[r * dims .. r * dims + dims), read only for GD_ROW_POINT rows and
@@ -252,6 +275,13 @@ gd_status	gd_cluster_graph_sweep(const uint8_t *row_kind, int64_t nrows,
 								   const gd_pair *edges, int64_t nedges,
 								   const int64_t *minpoints, int64_t nminpoints,
 								   int32_t *cluster_ids, gd_error *err);
+
+/* gd_cluster_graph_sweep over a directed graph (dirs as gd_cluster_graph_directed). */
+gd_status	gd_cluster_graph_directed_sweep(const uint8_t *row_kind, int64_t nrows,
+											const gd_pair *edges, const uint8_t *dirs,
+											int64_t nedges, const int64_t *minpoints,
+											int64_t nminpoints, int32_t *cluster_ids,
+											gd_error *err);
 
 #ifdef __cplusplus
 }

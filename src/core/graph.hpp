@@ -18,16 +18,19 @@ void candidate_pairs(const gd_box* boxes, const uint8_t* row_kind, int64_t nrows
 // Moves the pairs found in chunks (emptied) into one malloc'ed list: out.
 void gather_pairs(std::vector<std::vector<gd_pair>>& chunks, gd_pair_list* out);
 
-// DBSCAN over the graph whose edges are the neighbour pairs; the relation is
-// symmetric here (an unordered pair is a neighbour of each of its ends), so
-// the rules reduce to the usual ones: core by degree, core-core edges join,
-// a border goes to its core neighbour with the smallest row.  An edge list
-// cannot say that only one end sees the other, as PostGIS's query boxes can
-// at the last bit for points (backend.hpp): point partitions go through
-// gd_cluster_points, which follows that.  core_out, when given, receives 1
-// for each core point, else 0, one per GD_ROW_POINT or GD_ROW_OTHER row in
-// row order.
+// DBSCAN over the graph whose edges are the neighbour pairs.  dirs, when
+// given, says per edge which end sees the other (GD_EDGE_I_SEES_J,
+// GD_EDGE_J_SEES_I, GD_EDGE_BOTH): the relation is then one-sided as
+// PostGIS's query boxes make it, and the rules are the point path's
+// (backend.hpp, cpu_union.cpp): core by the row's own view (itself
+// included); core rows joined by the later row's view; every row joined to
+// its first claimer, the smallest-row core that sees it; a non-core row takes
+// its first claimer's cluster, else is noise; minpoints <= 1: either
+// direction joins.  dirs NULL: every edge both ways (the usual symmetric
+// rules).  core_out, when given, receives 1 for each core point, else 0, one
+// per GD_ROW_POINT or GD_ROW_OTHER row in row order.
 void cluster_graph(const uint8_t* row_kind, int64_t nrows, const gd_pair* edges, int64_t nedges,
-                   int64_t minpoints, int32_t* cluster_ids, uint8_t* core_out = nullptr);
+                   int64_t minpoints, int32_t* cluster_ids, uint8_t* core_out = nullptr,
+                   const uint8_t* dirs = nullptr);
 
 }  // namespace gd

@@ -220,6 +220,70 @@ std::vector<int32_t> postgis_order_dbscan(const std::vector<double>& x,
   return canonical_ids(raw);
 }
 
+std::vector<int32_t> postgis_order_graph_dbscan(const std::vector<uint8_t>& kinds,
+                                                const std::vector<std::vector<bool>>& sees,
+                                                int64_t minpoints) {
+  // union_dbscan of liblwgeom/lwgeom_geos_cluster.c, statement by statement,
+  // with dbscan_update_context's hits and the distance test folded into sees.
+  const size_t n = kinds.size();
+  auto geom = [&](size_t i) { return kinds[i] == GD_ROW_POINT || kinds[i] == GD_ROW_OTHER; };
+  auto query = [&](size_t p) {
+    std::vector<size_t> hits;
+    for (size_t q = 0; q < n; ++q)
+      if (geom(q) && (q == p || sees[p][q])) hits.push_back(q);
+    return hits;
+  };
+  SimpleUnionFind uf(n);
+  std::vector<char> in_a_cluster(n, 0), is_in_core(n, 0);
+  if (minpoints <= 1) {
+    std::fill(in_a_cluster.begin(), in_a_cluster.end(), 1);
+    for (size_t p = 0; p < n; ++p) {
+      if (!geom(p)) continue;
+      for (size_t q : query(p))
+        if (uf.find(p) != uf.find(q)) uf.unite(p, q);
+    }
+  } else {
+    const size_t min_points = static_cast<size_t>(minpoints);
+    auto union_if_available = [&](size_t p, size_t q) {
+      if (in_a_cluster[q]) {
+        if (is_in_core[q]) uf.unite(p, q);
+      } else {
+        uf.unite(p, q);
+        in_a_cluster[q] = 1;
+      }
+    };
+    std::vector<size_t> neighbors;
+    for (size_t p = 0; p < n; ++p) {
+      if (!geom(p)) continue;
+      std::vector<size_t> hits = query(p);
+      if (hits.size() < min_points) continue;
+      neighbors.clear();
+      for (size_t q : hits) {
+        if (neighbors.size() >= min_points) {
+          if (uf.find(p) == uf.find(q)) continue;
+          if (in_a_cluster[q] && !is_in_core[q]) continue;
+        }
+        if (neighbors.size() < min_points) {
+          neighbors.push_back(q);
+          if (neighbors.size() == min_points) {
+            is_in_core[p] = 1;
+            in_a_cluster[p] = 1;
+            for (size_t j : neighbors) union_if_available(p, j);
+          }
+        } else {
+          union_if_available(p, q);
+        }
+      }
+    }
+  }
+  std::vector<int32_t> raw(n, -1);
+  for (size_t i = 0; i < n; ++i) {
+    if (kinds[i] == GD_ROW_EMPTY && minpoints <= 1) raw[i] = static_cast<int32_t>(i);
+    if (geom(i) && in_a_cluster[i]) raw[i] = static_cast<int32_t>(uf.find(i));
+  }
+  return canonical_ids(raw);
+}
+
 std::string check_invariants(const std::vector<double>& x, const std::vector<double>& y,
                              const std::vector<uint8_t>& kinds, double eps, int64_t minpoints,
                              const std::vector<int32_t>& ids) {

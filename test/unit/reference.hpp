@@ -41,6 +41,15 @@ std::vector<int32_t> reference_graph_dbscan(const std::vector<uint8_t>& kinds,
                                             const std::vector<std::vector<bool>>& neighbour,
                                             int64_t minpoints);
 
+// PostGIS 3.3.2's union_dbscan (as postgis_order_dbscan) over a directed
+// relation given as a matrix: sees[p][q] when q is a hit of p's query that
+// passes the distance test (p searching; the diagonal is ignored, every
+// row finds itself).  kinds[i] is GD_ROW_POINT, GD_ROW_OTHER, GD_ROW_EMPTY
+// or GD_ROW_NULL.  The oracle for gd_cluster_graph_directed.
+std::vector<int32_t> postgis_order_graph_dbscan(const std::vector<uint8_t>& kinds,
+                                                const std::vector<std::vector<bool>>& sees,
+                                                int64_t minpoints);
+
 // Renumbers ids 0..k-1 by first appearance, keeping -1.
 std::vector<int32_t> canonical_ids(const std::vector<int32_t>& ids);
 
