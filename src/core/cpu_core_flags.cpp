@@ -29,15 +29,10 @@ void mark_core_points(const Grid& grid, double eps, int64_t minpoints, std::vect
     WorkPoller poller(team.cancel());
     for (size_t c = c0; c < c1; ++c) {
       const uint32_t b = grid.start[c], e = grid.start[c + 1];
-      double x0 = xs[b], x1 = xs[b], y0 = ys[b], y1 = ys[b];
-      for (uint32_t i = b + 1; i < e; ++i) {
-        x0 = std::min(x0, xs[i]);
-        x1 = std::max(x1, xs[i]);
-        y0 = std::min(y0, ys[i]);
-        y1 = std::max(y1, ys[i]);
-      }
+      const CellBox box = cell_box(grid, c);
       // All pairs are neighbours, both ways.
-      const bool small = within(x0, y0, x1, y1, eps) && within(x1, y1, x0, y0, eps);
+      const bool small = within(box.x0, box.y0, box.x1, box.y1, eps) &&
+                         within(box.x1, box.y1, box.x0, box.y0, eps);
       if (small && static_cast<int64_t>(e - b) >= need) {
         std::fill(f + b, f + e, kCoreFlag | kDenseFlag);
         if (counts) std::fill(counts + b, counts + e, static_cast<uint32_t>(need));

@@ -8,6 +8,7 @@
 // extents with tiny eps stay exact.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -55,6 +56,25 @@ struct Grid {
 
   uint32_t ncells() const { return static_cast<uint32_t>(cells.size()); }
 };
+
+// The bounding box of the points of cell c.
+struct CellBox {
+  double x0, y0, x1, y1;
+};
+
+inline CellBox cell_box(const Grid& grid, uint32_t c) {
+  const double* xs = grid.xs.data();
+  const double* ys = grid.ys.data();
+  const uint32_t b = grid.start[c], e = grid.start[c + 1];
+  CellBox box{xs[b], ys[b], xs[b], ys[b]};
+  for (uint32_t i = b + 1; i < e; ++i) {
+    box.x0 = std::min(box.x0, xs[i]);
+    box.x1 = std::max(box.x1, xs[i]);
+    box.y0 = std::min(box.y0, ys[i]);
+    box.y1 = std::max(box.y1, ys[i]);
+  }
+  return box;
+}
 
 Grid build_grid(const PointsView& pts, double eps, ThreadTeam& team);
 

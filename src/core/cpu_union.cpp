@@ -81,20 +81,14 @@ void union_dense_cell(const Grid& grid, uint32_t c, const CellRange* rows, const
   const double* xs = grid.xs.data();
   const double* ys = grid.ys.data();
   const uint32_t b = grid.start[c], e = grid.start[c + 1];
-  double x0 = xs[b], x1 = xs[b], y0 = ys[b], y1 = ys[b];
-  for (uint32_t i = b + 1; i < e; ++i) {
-    x0 = std::min(x0, xs[i]);
-    x1 = std::max(x1, xs[i]);
-    y0 = std::min(y0, ys[i]);
-    y1 = std::max(y1, ys[i]);
-  }
+  const CellBox box = cell_box(grid, c);
   uint32_t rb = uf.find(b);
   // Joins q's set to the cell's when some point of the cell and q are to be joined.
   auto meet = [&](uint32_t q) {
     const double qx = xs[q], qy = ys[q];
     // Every point of the box is at least this far from q on one axis: when
     // that exceeds the reach of eps, no distance test can succeed.
-    double gx = std::max(x0 - qx, qx - x1), gy = std::max(y0 - qy, qy - y1);
+    double gx = std::max(box.x0 - qx, qx - box.x1), gy = std::max(box.y0 - qy, qy - box.y1);
     if (gx > reach || gy > reach) return;
     uint32_t p = b;
     for (; p < e; ++p) {
