@@ -143,37 +143,26 @@ std::vector<int32_t> reference_dbscan(const std::vector<double>& x, const std::v
   return canonical_ids(raw);
 }
 
-std::vector<int32_t> postgis_order_dbscan(const std::vector<double>& x,
-                                          const std::vector<double>& y,
-                                          const std::vector<uint8_t>& kinds, double eps,
-                                          int64_t minpoints) {
-  // liblwgeom/lwgeom_geos_cluster.c of PostGIS 3.3.2, statement by statement
-  // (without its num_geoms <= min_points bail-out, which the glue applies).
+namespace {
+
+// union_dbscan of liblwgeom/lwgeom_geos_cluster.c of PostGIS 3.3.2,
+// statement by statement (without its num_geoms <= min_points bail-out, which
+// the glue applies): is_row(i) says whether row i takes part (an EMPTY or
+// NULL row is in no box), query(p) is dbscan_update_context's STRtree hits
+// for p, within(p, q) the distance test lwgeom_mindistance2d_tolerance <= eps.
+template <class IsRow, class Query, class Within>
+std::vector<int32_t> postgis_loop(const std::vector<uint8_t>& kinds, int64_t minpoints,
+                                  IsRow is_row, Query query, Within within) {
   const size_t n = kinds.size();
   SimpleUnionFind uf(n);
-  // dbscan_update_context: the STRtree hits of p's box grown by eps, the
-  // bounds computed in double; an EMPTY row is in no box.
-  auto query = [&](size_t p) {
-    const double xlo = x[p] - eps, xhi = x[p] + eps, ylo = y[p] - eps, yhi = y[p] + eps;
-    std::vector<size_t> hits;
-    for (size_t q = 0; q < n; ++q)
-      if (is_point(kinds[q]) && !(x[q] < xlo || x[q] > xhi || y[q] < ylo || y[q] > yhi))
-        hits.push_back(q);
-    return hits;
-  };
-  // lwgeom_mindistance2d_tolerance(geoms[p], geoms[q]) for two points.
-  auto mindist = [&](size_t p, size_t q) {
-    double hside = x[q] - x[p], vside = y[q] - y[p];
-    return std::sqrt(hside * hside + vside * vside);
-  };
   std::vector<char> in_a_cluster(n, 0), is_in_core(n, 0);
   if (minpoints <= 1) {
     // union_dbscan_minpoints_1
     std::fill(in_a_cluster.begin(), in_a_cluster.end(), 1);
     for (size_t p = 0; p < n; ++p) {
-      if (!is_point(kinds[p])) continue;
+      if (!is_row(p)) continue;
       for (size_t q : query(p))
-        if (uf.find(p) != uf.find(q) && mindist(p, q) <= eps) uf.unite(p, q);
+        if (uf.find(p) != uf.find(q) && within(p, q)) uf.unite(p, q);
     }
   } else {
     // union_dbscan_general with union_if_available
@@ -188,7 +177,7 @@ std::vector<int32_t> postgis_order_dbscan(const std::vector<double>& x,
     };
     std::vector<size_t> neighbors;
     for (size_t p = 0; p < n; ++p) {
-      if (!is_point(kinds[p])) continue;
+      if (!is_row(p)) continue;
       std::vector<size_t> hits = query(p);
       if (hits.size() < min_points) continue;
       neighbors.clear();
@@ -197,7 +186,7 @@ std::vector<int32_t> postgis_order_dbscan(const std::vector<double>& x,
           if (uf.find(p) == uf.find(q)) continue;
           if (in_a_cluster[q] && !is_in_core[q]) continue;
         }
-        if (mindist(p, q) <= eps) {
+        if (within(p, q)) {
           if (neighbors.size() < min_points) {
             neighbors.push_back(q);
             if (neighbors.size() == min_points) {
@@ -215,73 +204,51 @@ std::vector<int32_t> postgis_order_dbscan(const std::vector<double>& x,
   std::vector<int32_t> raw(n, -1);
   for (size_t i = 0; i < n; ++i) {
     if (kinds[i] == GD_ROW_EMPTY && minpoints <= 1) raw[i] = static_cast<int32_t>(i);
-    if (is_point(kinds[i]) && in_a_cluster[i]) raw[i] = static_cast<int32_t>(uf.find(i));
+    if (is_row(i) && in_a_cluster[i]) raw[i] = static_cast<int32_t>(uf.find(i));
   }
   return canonical_ids(raw);
+}
+
+}  // namespace
+
+std::vector<int32_t> postgis_order_dbscan(const std::vector<double>& x,
+                                          const std::vector<double>& y,
+                                          const std::vector<uint8_t>& kinds, double eps,
+                                          int64_t minpoints) {
+  const size_t n = kinds.size();
+  auto is_row = [&](size_t i) { return is_point(kinds[i]); };
+  // dbscan_update_context: the hits of p's box grown by eps, the bounds
+  // computed in double.
+  auto query = [&](size_t p) {
+    const double xlo = x[p] - eps, xhi = x[p] + eps, ylo = y[p] - eps, yhi = y[p] + eps;
+    std::vector<size_t> hits;
+    for (size_t q = 0; q < n; ++q)
+      if (is_point(kinds[q]) && !(x[q] < xlo || x[q] > xhi || y[q] < ylo || y[q] > yhi))
+        hits.push_back(q);
+    return hits;
+  };
+  // lwgeom_mindistance2d_tolerance(geoms[p], geoms[q]) for two points.
+  auto within = [&](size_t p, size_t q) {
+    double hside = x[q] - x[p], vside = y[q] - y[p];
+    return std::sqrt(hside * hside + vside * vside) <= eps;
+  };
+  return postgis_loop(kinds, minpoints, is_row, query, within);
 }
 
 std::vector<int32_t> postgis_order_graph_dbscan(const std::vector<uint8_t>& kinds,
                                                 const std::vector<std::vector<bool>>& sees,
                                                 int64_t minpoints) {
-  // union_dbscan of liblwgeom/lwgeom_geos_cluster.c, statement by statement,
-  // with dbscan_update_context's hits and the distance test folded into sees.
+  // The hits and the distance test folded into sees (p sees itself).
   const size_t n = kinds.size();
-  auto geom = [&](size_t i) { return kinds[i] == GD_ROW_POINT || kinds[i] == GD_ROW_OTHER; };
+  auto is_row = [&](size_t i) { return kinds[i] == GD_ROW_POINT || kinds[i] == GD_ROW_OTHER; };
   auto query = [&](size_t p) {
     std::vector<size_t> hits;
     for (size_t q = 0; q < n; ++q)
-      if (geom(q) && (q == p || sees[p][q])) hits.push_back(q);
+      if (is_row(q) && (q == p || sees[p][q])) hits.push_back(q);
     return hits;
   };
-  SimpleUnionFind uf(n);
-  std::vector<char> in_a_cluster(n, 0), is_in_core(n, 0);
-  if (minpoints <= 1) {
-    std::fill(in_a_cluster.begin(), in_a_cluster.end(), 1);
-    for (size_t p = 0; p < n; ++p) {
-      if (!geom(p)) continue;
-      for (size_t q : query(p))
-        if (uf.find(p) != uf.find(q)) uf.unite(p, q);
-    }
-  } else {
-    const size_t min_points = static_cast<size_t>(minpoints);
-    auto union_if_available = [&](size_t p, size_t q) {
-      if (in_a_cluster[q]) {
-        if (is_in_core[q]) uf.unite(p, q);
-      } else {
-        uf.unite(p, q);
-        in_a_cluster[q] = 1;
-      }
-    };
-    std::vector<size_t> neighbors;
-    for (size_t p = 0; p < n; ++p) {
-      if (!geom(p)) continue;
-      std::vector<size_t> hits = query(p);
-      if (hits.size() < min_points) continue;
-      neighbors.clear();
-      for (size_t q : hits) {
-        if (neighbors.size() >= min_points) {
-          if (uf.find(p) == uf.find(q)) continue;
-          if (in_a_cluster[q] && !is_in_core[q]) continue;
-        }
-        if (neighbors.size() < min_points) {
-          neighbors.push_back(q);
-          if (neighbors.size() == min_points) {
-            is_in_core[p] = 1;
-            in_a_cluster[p] = 1;
-            for (size_t j : neighbors) union_if_available(p, j);
-          }
-        } else {
-          union_if_available(p, q);
-        }
-      }
-    }
-  }
-  std::vector<int32_t> raw(n, -1);
-  for (size_t i = 0; i < n; ++i) {
-    if (kinds[i] == GD_ROW_EMPTY && minpoints <= 1) raw[i] = static_cast<int32_t>(i);
-    if (geom(i) && in_a_cluster[i]) raw[i] = static_cast<int32_t>(uf.find(i));
-  }
-  return canonical_ids(raw);
+  auto within = [](size_t, size_t) { return true; };
+  return postgis_loop(kinds, minpoints, is_row, query, within);
 }
 
 std::string check_invariants(const std::vector<double>& x, const std::vector<double>& y,
