@@ -29,12 +29,18 @@ struct Options {
   // staging, host copies split over up to 4 threads; 2 = pinned staging, one
   // host thread.
   int transfer_mode = 0;
+  // At most this many points loaded per strip (strips.cu), forcing the strip
+  // path even when the whole set fits; 0 = strips only when it does not.
+  // Tests use it.
+  uint64_t max_strip_points = 0;
 };
 
 struct RunInfo {
   size_t budget_bytes = 0;       // the budget the run was held to
   size_t peak_device_bytes = 0;  // most device memory it held at once
   uint64_t work_estimate = 0;    // candidate tests estimated from the grid
+  uint32_t strips = 0;           // strips the points were clustered in (0: one piece)
+  uint64_t strip_points = 0;     // points loaded over all strips (halos counted again)
 };
 
 // gd::gpu_cluster with options: host points in, per-point representatives

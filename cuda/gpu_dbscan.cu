@@ -17,6 +17,7 @@
 
 #include "gd_cuda.hpp"
 #include "grid.cuh"
+#include "pipeline.cuh"
 
 namespace gd {
 
@@ -25,13 +26,6 @@ namespace cuda {
 namespace {
 
 constexpr uint64_t kDefaultWorkPerBatch = uint64_t{1} << 28;
-
-// A lower bound of the run's peak, known before anything is allocated: when
-// the sorted coordinates are gathered, the unsorted coordinates (16 bytes a
-// point), the sorted keys and order (12), the sorted coordinates (16) and the
-// cell numbers (4) are all held.  The budget tracker enforces the rest as the
-// run goes.
-size_t gather_stage_bytes(uint32_t n) { return static_cast<size_t>(n) * 48; }
 
 uint32_t plan_batches(uint64_t work, uint32_t n, const Options& opts) {
   uint64_t per = opts.work_per_batch ? opts.work_per_batch : kDefaultWorkPerBatch;
@@ -56,68 +50,6 @@ void check_fits(const RunContext& ctx, uint32_t n) {
   }
 }
 
-// Everything after the points are on the device.  x, y are released once the
-// grid has gathered them (when the run owns them).  The representatives go to
-// d_rep, or, when d_rep is null, into a buffer of the run that is returned.
-device_buffer<uint32_t> cluster_on_device(RunContext& ctx, const double* dx, const double* dy,
-                                          uint32_t n, const Bounds& bounds,
-                                          const gd_params& params, const Options& opts,
-                                          gd_run_stats& stats, Stopwatch& sw,
-                                          device_buffer<double>* own_x,
-                                          device_buffer<double>* own_y, uint32_t* d_rep,
-                                          RunInfo* info) {
-  if (!(std::isfinite(bounds.xmin) && std::isfinite(bounds.xmax) && std::isfinite(bounds.ymin) &&
-        std::isfinite(bounds.ymax)))
-    throw Error(GD_ERR_INVALID, "point coordinates must be finite");
-  double eps = params.eps;
-  int64_t minpoints = params.minpoints;
-
-  Grid grid = build_grid(ctx, dx, dy, n, bounds, eps, minpoints, stats, own_x, own_y);
-  stats.t_sort += sw.lap();
-  GridView g = grid.view();
-
-  uint32_t nb = plan_batches(grid.work, n, opts);
-  stats.batches = nb;
-  if (info != nullptr) info->work_estimate = grid.work;
-
-  auto core = ctx.alloc<uint8_t>(n, "core flags");
-  core_flags(ctx, g, minpoints, nb, core.data());
-  ctx.wait();
-  stats.t_core += sw.lap();
-
-  // Claimers (minpoints > 1 only: with fewer every point is core and pairs
-  // are joined when either side sees the other) start from each cell's
-  // smallest core.
-  device_buffer<uint64_t> cell_min_core;
-  if (minpoints > 1) cell_min_core = smallest_cores(ctx, g, core.data());
-  auto parent = ctx.alloc<uint32_t>(n, "union-find parents");
-  init_parents(ctx, g, parent.data());
-  union_core_pairs(ctx, g, core.data(), cell_min_core.data(), minpoints, nb, parent.data());
-  ctx.wait();
-  stats.t_union += sw.lap();
-
-  if (minpoints > 1) assign_borders(ctx, g, core.data(), cell_min_core.data(), nb, parent.data());
-  cell_min_core.reset();
-  // The cell of each point is no longer needed: its buffer takes the
-  // representatives when the caller gave none.
-  device_buffer<uint32_t> out;
-  if (d_rep == nullptr) {
-    out = std::move(grid.cell_of);
-    d_rep = out.data();
-  }
-  final_reps(ctx, g, core.data(), parent.data(), d_rep);
-  parent.reset();
-  core.reset();
-  rank_reps(ctx, n, d_rep);
-  ctx.wait();
-  stats.t_label += sw.lap();
-  if (info != nullptr) {
-    info->budget_bytes = ctx.budget_limit();
-    info->peak_device_bytes = ctx.budget_peak();
-  }
-  return out;
-}
-
 void start_stats(gd_run_stats& stats, uint32_t n) {
   stats.backend = GD_BACKEND_GPU;
   stats.points = n;
@@ -127,14 +59,10 @@ void start_stats(gd_run_stats& stats, uint32_t n) {
   stats.t_total = 0;
 }
 
-}  // namespace
-
-void cluster_host(const PointsView& pts, const gd_params& params, const CancelToken& cancel,
-                  uint32_t* rep, gd_run_stats& stats, const Options& opts, RunInfo* info) {
-  Stopwatch total, sw;
-  start_stats(stats, pts.n);
-  if (pts.n == 0) return;
-  RunContext ctx(params.device, params.device_memory_budget, cancel);
+// The whole set in one piece: upload, cluster, download.
+void cluster_whole(RunContext& ctx, const PointsView& pts, const gd_params& params,
+                   uint32_t* rep, gd_run_stats& stats, const Options& opts, RunInfo* info,
+                   Stopwatch& sw) {
   check_fits(ctx, pts.n);
   device_buffer<double> dx, dy;
   Bounds bounds;
@@ -151,6 +79,105 @@ void cluster_host(const PointsView& pts, const gd_params& params, const CancelTo
   sw.lap();
   download_reps(ctx, d_rep.data(), pts.n, rep, plan);
   stats.t_transfer += sw.lap();
+}
+
+}  // namespace
+
+// A lower bound of the run's peak, known before anything is allocated: when
+// the sorted coordinates are gathered, the unsorted coordinates (16 bytes a
+// point), the sorted keys and order (12), the sorted coordinates (16) and the
+// cell numbers (4) are all held.  The budget tracker enforces the rest as the
+// run goes.
+size_t gather_stage_bytes(uint32_t n) { return static_cast<size_t>(n) * 48; }
+
+// Everything after the points are on the device (pipeline.cuh).
+device_buffer<uint32_t> cluster_on_device(RunContext& ctx, const double* dx, const double* dy,
+                                          uint32_t n, const Bounds& bounds,
+                                          const gd_params& params, const Options& opts,
+                                          gd_run_stats& stats, Stopwatch& sw,
+                                          device_buffer<double>* own_x,
+                                          device_buffer<double>* own_y, uint32_t* d_rep,
+                                          RunInfo* info, const StripRoles* strip) {
+  if (!(std::isfinite(bounds.xmin) && std::isfinite(bounds.xmax) && std::isfinite(bounds.ymin) &&
+        std::isfinite(bounds.ymax)))
+    throw Error(GD_ERR_INVALID, "point coordinates must be finite");
+  double eps = params.eps;
+  int64_t minpoints = params.minpoints;
+
+  Grid grid = build_grid(ctx, dx, dy, n, bounds, eps, minpoints, stats, own_x, own_y);
+  stats.t_sort += sw.lap();
+  GridView g = grid.view();
+
+  uint32_t nb = plan_batches(grid.work, n, opts);
+  stats.batches += nb;
+  device_buffer<uint8_t> trusted;
+  if (strip != nullptr) {
+    trusted = ctx.alloc<uint8_t>(n, "trusted flags of the strip");
+    gather_trusted(ctx, g, strip->role, trusted.data());
+  }
+  if (info != nullptr) info->work_estimate = grid.work;
+
+  auto core = ctx.alloc<uint8_t>(n, "core flags");
+  core_flags(ctx, g, minpoints, nb, core.data());
+  ctx.wait();
+  stats.t_core += sw.lap();
+
+  // Claimers (minpoints > 1 only: with fewer every point is core and pairs
+  // are joined when either side sees the other) start from each cell's
+  // smallest core.
+  device_buffer<uint64_t> cell_min_core;
+  if (minpoints > 1) cell_min_core = smallest_cores(ctx, g, core.data());
+  auto parent = ctx.alloc<uint32_t>(n, "union-find parents");
+  init_parents(ctx, g, parent.data());
+  union_core_pairs(ctx, g, core.data(), cell_min_core.data(), trusted.data(), minpoints, nb,
+                   parent.data());
+  trusted.reset();
+  ctx.wait();
+  stats.t_union += sw.lap();
+
+  if (minpoints > 1) assign_borders(ctx, g, core.data(), cell_min_core.data(), nb, parent.data());
+  cell_min_core.reset();
+  // The cell of each point is no longer needed: its buffer takes the
+  // representatives when the caller gave none.
+  device_buffer<uint32_t> out;
+  if (d_rep == nullptr) {
+    out = std::move(grid.cell_of);
+    d_rep = out.data();
+  }
+  final_reps(ctx, g, core.data(), parent.data(), d_rep);
+  parent.reset();
+  if (strip != nullptr) scatter_core(ctx, g, core.data(), strip->core_out);
+  core.reset();
+  if (strip == nullptr) rank_reps(ctx, n, d_rep);
+  ctx.wait();
+  stats.t_label += sw.lap();
+  if (info != nullptr) {
+    info->budget_bytes = ctx.budget_limit();
+    info->peak_device_bytes = ctx.budget_peak();
+  }
+  return out;
+}
+
+// Points that do not fit the budget in one piece (too many for the sort
+// stage, or a later stage ran out of budget or of device memory) are
+// clustered in strips (strips.cu): the same answer, in more time.
+void cluster_host(const PointsView& pts, const gd_params& params, const CancelToken& cancel,
+                  uint32_t* rep, gd_run_stats& stats, const Options& opts, RunInfo* info) {
+  Stopwatch total, sw;
+  start_stats(stats, pts.n);
+  if (pts.n == 0) return;
+  RunContext ctx(params.device, params.device_memory_budget, cancel);
+  if (opts.max_strip_points != 0 || gather_stage_bytes(pts.n) > ctx.budget_limit()) {
+    cluster_in_strips(ctx, pts, params, rep, stats, opts, info, opts.max_strip_points);
+  } else {
+    try {
+      cluster_whole(ctx, pts, params, rep, stats, opts, info, sw);
+    } catch (const Error& e) {
+      if (e.status() != GD_ERR_DEVICE_NOMEM) throw;
+      start_stats(stats, pts.n);
+      cluster_in_strips(ctx, pts, params, rep, stats, opts, info, pts.n / 2);
+    }
+  }
   stats.t_total = total.lap();
 }
 

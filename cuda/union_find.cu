@@ -32,6 +32,12 @@
 // Every joined pair is thereby united, directly or through a dense cell's
 // set: if neither cell is dense the pair is visited from its smaller sorted
 // index, and if one is dense it is visited from the other side.
+//
+// A strip run (strips.cu) passes trusted[]: then only pairs of two trusted
+// points are tested, since only their core flags and claimers are known
+// exactly in the strip (a dense cell's own set, and a cell every point of
+// which sees and is seen by p, are joined whatever: no claimer is needed
+// there, and dense-cell points are core in any subset that holds the cell).
 #include "claimers.cuh"
 #include "grid.cuh"
 #include "union_find.cuh"
@@ -68,12 +74,14 @@ __device__ __forceinline__ bool joined(const GridView& g, const uint8_t* core,
 }
 
 __global__ void union_kernel(GridView g, const uint8_t* __restrict__ core,
-                             const uint64_t* __restrict__ cell_min_core, bool either_way,
-                             Batch batch, const volatile int* stop, uint32_t* parent) {
+                             const uint64_t* __restrict__ cell_min_core,
+                             const uint8_t* __restrict__ trusted, bool either_way, Batch batch,
+                             const volatile int* stop, uint32_t* parent) {
   if (cancelled(stop)) return;
   uint32_t i;
   if (!batch_point(batch, g.n, &i)) return;
   if (!core[i]) return;
+  if (trusted != nullptr && !trusted[i]) return;
   uint32_t c = g.cell_of[i];
   bool own_dense = g.dense[c] != 0;
   double px = g.p[i].x, py = g.p[i].y;
@@ -95,6 +103,7 @@ __global__ void union_kernel(GridView g, const uint8_t* __restrict__ core,
           continue;
         }
         for (uint32_t j = j0; j < j1; ++j) {
+          if (trusted != nullptr && !trusted[j]) continue;
           if (joined(g, core, cell_min_core, either_way, i, px, py, j)) {
             root = uf_unite(parent, root, rd);
             break;
@@ -104,6 +113,7 @@ __global__ void union_kernel(GridView g, const uint8_t* __restrict__ core,
       }
       for (uint32_t j = (j0 > i ? j0 : i + 1); j < j1; ++j) {
         if (!core[j]) continue;
+        if (trusted != nullptr && !trusted[j]) continue;
         if (static_cast<const volatile uint32_t*>(parent)[j] == root) continue;
         if (joined(g, core, cell_min_core, either_way, i, px, py, j))
           root = uf_unite(parent, root, j);
@@ -120,15 +130,15 @@ void init_parents(RunContext& ctx, const GridView& g, uint32_t* parent) {
 }
 
 void union_core_pairs(RunContext& ctx, const GridView& g, const uint8_t* core,
-                      const uint64_t* cell_min_core, int64_t minpoints, uint32_t nbatches,
-                      uint32_t* parent) {
+                      const uint64_t* cell_min_core, const uint8_t* trusted, int64_t minpoints,
+                      uint32_t nbatches, uint32_t* parent) {
   bool either_way = minpoints <= 1;
   for (uint32_t b = 0; b < nbatches; ++b) {
     Batch batch{b, nbatches};
     uint64_t threads = batch_threads(batch, g.n);
     if (threads == 0) continue;
     union_kernel<<<grid_for(threads), kBlock, 0, ctx.stream()>>>(
-        g, core, cell_min_core, either_way, batch, ctx.cancel_flag_device(), parent);
+        g, core, cell_min_core, trusted, either_way, batch, ctx.cancel_flag_device(), parent);
     GD_CHECK_LAUNCH("union_kernel");
   }
 }

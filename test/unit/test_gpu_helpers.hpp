@@ -10,6 +10,10 @@
 
 #include "core_helpers.hpp"
 
+#ifdef GD_HAVE_CUDA
+#include "../../cuda/gd_cuda.hpp"
+#endif
+
 namespace gd_test {
 
 inline bool gpu_usable(std::string* why) {
@@ -60,5 +64,60 @@ inline void expect_gpu_matches(const Rows& r, double eps, int64_t minpoints,
     EXPECT_EQ(check_invariants(r.x, r.y, r.kinds, eps, minpoints, gpu.ids), "");
   }
 }
+
+#ifdef GD_HAVE_CUDA
+
+// The GPU back end's internal entry point (gd_cuda.hpp) with its options:
+// per-point representatives turned into ids as api.cpp numbers them.
+inline gd_params params_for(double eps, int64_t minpoints, size_t budget = 0) {
+  gd_params p;
+  gd_params_init(&p);
+  p.eps = eps;
+  p.minpoints = minpoints;
+  p.backend = GD_BACKEND_GPU;
+  p.device_memory_budget = budget;
+  return p;
+}
+
+inline gd::PointsView view(const Rows& r) {
+  return gd::PointsView{r.x.data(), r.y.data(), static_cast<uint32_t>(r.size())};
+}
+
+// Per-point representatives -> canonical ids, as api.cpp numbers them.
+inline std::vector<int32_t> ids_of(const Rows& r, const std::vector<uint32_t>& rep, int64_t minpoints) {
+  std::vector<int32_t> ids(r.size());
+  gd::assign_ids(r.kinds.data(), static_cast<int64_t>(r.size()), rep.data(), minpoints,
+                 ids.data());
+  return ids;
+}
+
+inline std::vector<int32_t> cpu_ids(const Rows& r, double eps, int64_t minpoints) {
+  gd_params p = params_for(eps, minpoints);
+  p.backend = GD_BACKEND_CPU;
+  gd::CancelToken none(p);
+  gd_run_stats st{};
+  std::vector<uint32_t> rep(r.size());
+  gd::cpu_cluster(view(r), p, none, rep.data(), st);
+  return ids_of(r, rep, minpoints);
+}
+
+struct GpuResult {
+  std::vector<int32_t> ids;
+  gd_run_stats stats{};
+  gd::cuda::RunInfo info;
+};
+
+inline GpuResult gpu_run(const Rows& r, double eps, int64_t minpoints, const gd::cuda::Options& opts,
+                  size_t budget = 0) {
+  gd_params p = params_for(eps, minpoints, budget);
+  gd::CancelToken none(p);
+  GpuResult out;
+  std::vector<uint32_t> rep(r.size(), 12345);
+  gd::cuda::cluster_host(view(r), p, none, rep.data(), out.stats, opts, &out.info);
+  out.ids = ids_of(r, rep, minpoints);
+  return out;
+}
+
+#endif  // GD_HAVE_CUDA
 
 }  // namespace gd_test

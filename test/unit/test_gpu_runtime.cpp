@@ -14,63 +14,11 @@
 #include "backend.hpp"
 #include "test_gpu_helpers.hpp"
 
-#ifdef GD_HAVE_CUDA
-#include "../../cuda/gd_cuda.hpp"
-#endif
 
 namespace gd_test {
 namespace {
 
 #ifdef GD_HAVE_CUDA
-
-gd_params params_for(double eps, int64_t minpoints, size_t budget = 0) {
-  gd_params p;
-  gd_params_init(&p);
-  p.eps = eps;
-  p.minpoints = minpoints;
-  p.backend = GD_BACKEND_GPU;
-  p.device_memory_budget = budget;
-  return p;
-}
-
-gd::PointsView view(const Rows& r) {
-  return gd::PointsView{r.x.data(), r.y.data(), static_cast<uint32_t>(r.size())};
-}
-
-// Per-point representatives -> canonical ids, as api.cpp numbers them.
-std::vector<int32_t> ids_of(const Rows& r, const std::vector<uint32_t>& rep, int64_t minpoints) {
-  std::vector<int32_t> ids(r.size());
-  gd::assign_ids(r.kinds.data(), static_cast<int64_t>(r.size()), rep.data(), minpoints,
-                 ids.data());
-  return ids;
-}
-
-std::vector<int32_t> cpu_ids(const Rows& r, double eps, int64_t minpoints) {
-  gd_params p = params_for(eps, minpoints);
-  p.backend = GD_BACKEND_CPU;
-  gd::CancelToken none(p);
-  gd_run_stats st{};
-  std::vector<uint32_t> rep(r.size());
-  gd::cpu_cluster(view(r), p, none, rep.data(), st);
-  return ids_of(r, rep, minpoints);
-}
-
-struct GpuResult {
-  std::vector<int32_t> ids;
-  gd_run_stats stats{};
-  gd::cuda::RunInfo info;
-};
-
-GpuResult gpu_run(const Rows& r, double eps, int64_t minpoints, const gd::cuda::Options& opts,
-                  size_t budget = 0) {
-  gd_params p = params_for(eps, minpoints, budget);
-  gd::CancelToken none(p);
-  GpuResult out;
-  std::vector<uint32_t> rep(r.size(), 12345);
-  gd::cuda::cluster_host(view(r), p, none, rep.data(), out.stats, opts, &out.info);
-  out.ids = ids_of(r, rep, minpoints);
-  return out;
-}
 
 TEST(GpuBatches, ManyBatchesSameLabels) {
   GD_REQUIRE_GPU();
@@ -114,13 +62,18 @@ TEST(GpuBudget, HeldToAndTooSmallIsNomem) {
   EXPECT_EQ(first_difference(b.ids, want), -1);
   EXPECT_LE(b.info.peak_device_bytes, a.info.peak_device_bytes);
 
-  // Below the peak, and far below: GD_ERR_DEVICE_NOMEM with a message, and the
-  // device still works afterwards.
-  for (size_t budget : {a.info.peak_device_bytes - 1, size_t{1} << 20}) {
-    RunResult run = cluster_on(r, 2.0, 8, GD_BACKEND_GPU, budget);
-    EXPECT_EQ(run.status, GD_ERR_DEVICE_NOMEM) << run.err.message;
-    EXPECT_NE(std::string(run.err.message).find("budget"), std::string::npos) << run.err.message;
-  }
+  // Below the peak: the run goes on in strips (strips.cu), same labels, held
+  // to the budget.
+  GpuResult s = gpu_run(r, 2.0, 8, opts, a.info.peak_device_bytes - 1);
+  EXPECT_EQ(first_difference(s.ids, want), -1);
+  EXPECT_GE(s.info.strips, 2u);
+  EXPECT_LE(s.info.peak_device_bytes, a.info.peak_device_bytes - 1);
+
+  // Far below (no strip 6*eps wide fits): GD_ERR_DEVICE_NOMEM with a message,
+  // and the device still works afterwards.
+  RunResult run = cluster_on(r, 2.0, 8, GD_BACKEND_GPU, size_t{1} << 16);
+  EXPECT_EQ(run.status, GD_ERR_DEVICE_NOMEM) << run.err.message;
+  EXPECT_NE(std::string(run.err.message).find("budget"), std::string::npos) << run.err.message;
   GpuResult c = gpu_run(r, 2.0, 8, opts);
   EXPECT_EQ(first_difference(c.ids, want), -1);
 }

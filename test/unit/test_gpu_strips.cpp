@@ -1,0 +1,189 @@
+// test_gpu_strips.cpp — the out-of-core path (cuda/strips.cu): points
+// clustered strip by strip give the same ids as the CPU path, whatever the
+// strip size, on every data family, on pairs that only one side sees, and
+// when the budget (not a test knob) makes the run split; points too dense to
+// split are a clear GD_ERR_DEVICE_NOMEM; a cancel mid-strip returns quickly.
+// Skipped where no GPU is usable.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "shapes.hpp"
+#include "test_gpu_helpers.hpp"
+
+namespace gd_test {
+namespace {
+
+#ifdef GD_HAVE_CUDA
+
+// The run in strips of at most max_points loaded points vs the CPU path;
+// returns the strips used.
+uint32_t expect_strips_match(const Rows& r, double eps, int64_t minpoints, uint64_t max_points,
+                             const std::string& what) {
+  std::vector<int32_t> want = cpu_ids(r, eps, minpoints);
+  gd::cuda::Options opts;
+  opts.max_strip_points = max_points;
+  GpuResult got = gpu_run(r, eps, minpoints, opts);
+  long d = first_difference(got.ids, want);
+  EXPECT_EQ(d, -1) << what << ", eps " << eps << " minpoints " << minpoints << ", "
+                   << got.info.strips << " strips of at most " << max_points << ": row " << d
+                   << " GPU " << (d >= 0 ? got.ids[d] : 0) << " CPU " << (d >= 0 ? want[d] : 0);
+  return got.info.strips;
+}
+
+// A family's data set laid out along x, so that strips are narrow beside it:
+// twelve copies side by side, 60 units apart (an exact shift: lattices stay
+// at exactly eps), one after another in row order.  A slab 6 * eps wide then
+// holds well under a tenth of the points, so every strip size below fits.
+Rows wide(Shape shape, uint64_t seed) {
+  Rows base = make_shape(shape, seed, true);
+  Rows r;
+  for (int copy = 0; copy < 12; ++copy)
+    for (size_t i = 0; i < base.size(); ++i) r.add(base.x[i] + 60.0 * copy, base.y[i]);
+  return r;
+}
+
+class GpuStrips : public ::testing::TestWithParam<ShapeCase> {};
+
+TEST_P(GpuStrips, SameIdsAsCpu) {
+  GD_REQUIRE_GPU();
+  auto [shape, eps, minpoints] = GetParam();
+  Rows r = wide(shape, 211);
+  // Strips of about a third and a tenth of the points (halos included).
+  uint32_t few = expect_strips_match(r, eps, minpoints, r.size() / 3, "a third");
+  uint32_t many = expect_strips_match(r, eps, minpoints, r.size() / 10, "a tenth");
+  EXPECT_GE(few, 3u);
+  EXPECT_GE(many, few);
+}
+
+INSTANTIATE_TEST_SUITE_P(Random, GpuStrips, all_shape_cases(), shape_case_name);
+
+// Chains at exactly eps (give or take an ulp) along x: whether a chain
+// breaks depends on single ulps, and strips cut them at every size.
+TEST(GpuStripsExact, ChainsAtTheEpsBoundary) {
+  GD_REQUIRE_GPU();
+  std::mt19937_64 rng(221);
+  for (double eps : {0.1, 1.0 / 3.0, 1.0}) {
+    Rows r;
+    double x = 1e6 + 0.1;
+    for (int k = 0; k < 6000; ++k) {
+      double y = (k % 3) * 0.25 * eps;
+      r.add(x, y);
+      double step = eps;
+      if (rng() % 3 == 0) step = std::nextafter(step, 2 * eps);
+      if (rng() % 3 == 0) step = std::nextafter(step, 0.0);
+      x += step;
+    }
+    for (int64_t m : {2, 3, 4, 6})
+      for (uint64_t cap : {300, 1000}) expect_strips_match(r, eps, m, cap, "chain");
+  }
+}
+
+// Pairs that one side sees and the other does not (PostGIS's rounded search
+// box): p = (x0, -1e-20) sees q = (x0, 1) at eps 1 (fl(-1e-20 + 1) = 1), q
+// does not see p (fl(1 - 1) = 0 > -1e-20).  The tiny offsets are on y, near
+// 0, so every copy along x (exact offsets 4 apart) has them.
+TEST(GpuStripsExact, OneSidedPairs) {
+  GD_REQUIRE_GPU();
+  Rows r;
+  for (int copy = 0; copy < 400; ++copy) {
+    double x0 = copy * 4.0;
+    double tiny = copy % 2 == 0 ? -1e-20 : -0.0;
+    r.add(x0, tiny);
+    r.add(x0, 1.0);
+    r.add(x0 + 1e-3, 1.0);
+    r.add(x0, 2.0);
+    r.add(x0 + 0.5, tiny);
+    r.add(x0 + 1.5, 1e-20);
+  }
+  for (int64_t m : {1, 2, 3, 4})
+    for (uint64_t cap : {64, 200, 700}) expect_strips_match(r, 1.0, m, cap, "one-sided");
+}
+
+// The budget alone (no test knob) splits the run: 2M points whose sort stage
+// needs ~96 MB, under a 48 MiB budget.  Same ids, budget held.
+TEST(GpuStripsBudget, BudgetSplitsTheRun) {
+  GD_REQUIRE_GPU();
+  Rows r = blob_rows(2000000, 200, 20000, 15, 231);
+  std::vector<int32_t> want = cpu_ids(r, 1.0, 10);
+  gd::cuda::Options opts;
+  size_t budget = size_t{48} << 20;
+  GpuResult got = gpu_run(r, 1.0, 10, opts, budget);
+  EXPECT_EQ(first_difference(got.ids, want), -1);
+  EXPECT_GE(got.info.strips, 2u);
+  EXPECT_LE(got.info.peak_device_bytes, budget);
+  std::printf("  2M points under 48 MiB: %u strips, %llu points loaded, peak %.1f MiB\n",
+              got.info.strips, static_cast<unsigned long long>(got.info.strip_points),
+              got.info.peak_device_bytes / 1048576.0);
+  // Through the C API with backend = gpu too.
+  RunResult api = cluster_on(r, 1.0, 10, GD_BACKEND_GPU, budget);
+  ASSERT_EQ(api.status, GD_OK) << api.err.message;
+  EXPECT_EQ(first_difference(api.ids, want), -1);
+}
+
+TEST(GpuStripsBudget, TooDenseToSplitIsNomem) {
+  GD_REQUIRE_GPU();
+  Rows r;
+  for (int i = 0; i < 50000; ++i) r.add(5.0, i * 1e-3);  // one column
+  gd::cuda::Options opts;
+  opts.max_strip_points = 10000;
+  gd_params p = params_for(1.0, 4);
+  gd::CancelToken none(p);
+  gd_run_stats st{};
+  std::vector<uint32_t> rep(r.size());
+  try {
+    gd::cuda::cluster_host(view(r), p, none, rep.data(), st, opts);
+    ADD_FAILURE() << "expected GD_ERR_DEVICE_NOMEM";
+  } catch (const gd::Error& e) {
+    EXPECT_EQ(e.status(), GD_ERR_DEVICE_NOMEM);
+    EXPECT_NE(std::string(e.what()).find("strip"), std::string::npos) << e.what();
+  }
+  // Through the C API, under a budget too small for one strip: the same.
+  RunResult api = cluster_on(r, 1.0, 4, GD_BACKEND_GPU, size_t{1} << 20);
+  EXPECT_EQ(api.status, GD_ERR_DEVICE_NOMEM) << api.err.message;
+  EXPECT_NE(std::string(api.err.message).find("budget"), std::string::npos) << api.err.message;
+}
+
+int cancel_after_polls(void* arg) {
+  auto* polls = static_cast<int*>(arg);
+  return ++*polls > 40 ? 1 : 0;
+}
+
+TEST(GpuStripsCancel, CancelMidStrips) {
+  GD_REQUIRE_GPU();
+  Rows r = uniform_rows(3000000, 0, 3000, 241);
+  int polls = 0;
+  gd_params p = params_for(1.0, 5);
+  p.should_cancel = cancel_after_polls;
+  p.cancel_arg = &polls;
+  gd::CancelToken token(p);
+  gd::cuda::Options opts;
+  opts.max_strip_points = 200000;
+  gd_run_stats st{};
+  std::vector<uint32_t> rep(r.size());
+  auto t0 = std::chrono::steady_clock::now();
+  try {
+    gd::cuda::cluster_host(view(r), p, token, rep.data(), st, opts);
+    ADD_FAILURE() << "expected a cancel";
+  } catch (const gd::Error& e) {
+    EXPECT_EQ(e.status(), GD_ERR_CANCELLED) << e.what();
+  }
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(s, 5.0);
+  // The device works afterwards.
+  Rows small = blob_rows(20000, 10, 300, 4, 242);
+  gd::cuda::Options plain;
+  EXPECT_EQ(first_difference(gpu_run(small, 1.0, 5, plain).ids, cpu_ids(small, 1.0, 5)), -1);
+}
+
+#else
+
+TEST(GpuStrips, NotBuiltWithCuda) { GTEST_SKIP() << "core built without CUDA"; }
+
+#endif
+
+}  // namespace
+}  // namespace gd_test
