@@ -6,104 +6,51 @@ connection comes from the usual PG* environment variables (PGHOST, PGPORT,
 PGUSER, PGDATABASE).  Run it on the database server's host: backend memory is
 read from /proc/<pid>/status of the backend serving each query.
 
-For each table (seeded in SQL: uniform points in [0,1000]^2, and 50 gaussian
-blobs with sigma in [10,30] plus 10% uniform noise) it times, each query
-consuming the whole window output:
+For each table (seeded in SQL, unlogged: uniform points in [0,1000]^2, and 50
+gaussian blobs with sigma in [10,30] plus 10% uniform noise) it times, each
+query consuming the whole window output through max():
 
-  row_number        SELECT max(rn) FROM (SELECT row_number() OVER () rn FROM t) s
-  read floor        SELECT max(r) FROM (SELECT gpu_dbscan_read_floor(geom) OVER () r FROM t) s
-  gpu_dbscan cpu    SELECT max(c) FROM (SELECT gpu_dbscan(geom, eps, mp) OVER () c FROM t) s
-                    and SELECT count(DISTINCT c) FROM (... the same ...) s
-                    with gpu_dbscan.backend = cpu
-  gpu_dbscan gpu    both with gpu_dbscan.backend = gpu (when a GPU is usable)
-  ST_ClusterDBSCAN  SELECT count(DISTINCT c) FROM (SELECT ST_ClusterDBSCAN(geom, eps, mp) OVER () c
-                    FROM t) s, on tables up to --postgis-max-size rows
+  row_number        SELECT max(rn) FROM (SELECT row_number() OVER () rn FROM t) s      once per table
+  read floor        SELECT max(r) FROM (SELECT gpu_dbscan_read_floor(geom) OVER () r FROM t) s   once per table
+  gpu_dbscan gpu    SELECT max(c) FROM (SELECT gpu_dbscan(geom, eps, mp) OVER () c FROM t) s
+                    with gpu_dbscan.backend = gpu (n/a when no GPU is usable)
+  gpu_dbscan cpu    the same with gpu_dbscan.backend = cpu
+  ST_ClusterDBSCAN  SELECT max(c) FROM (SELECT ST_ClusterDBSCAN(geom, eps, mp) OVER () c FROM t) s,
+                    once, on tables up to --postgis-max-size rows
 
-Ratios compare queries with the same outer aggregate: gpu_dbscan / read floor
-and / row_number the max() ones, ST_ClusterDBSCAN / gpu_dbscan the
-count(DISTINCT) ones (count(DISTINCT) sorts every row, which at 10M rows costs
-as much as a third of the read floor).
+and prints one table of seconds and ratios (gpu / read floor, ST / gpu, cpu /
+gpu, ...), then the backend's memory and where gpu_dbscan's time goes.
 
 Each run is a fresh session: settings, a tiny warm-up of the same function
 (libraries loaded, CUDA context made), the peak-RSS counter reset through
 /proc/<pid>/clear_refs, then the timed query (psql \\timing).  Best of --runs
-(one run for ST_ClusterDBSCAN).  Memory is the backend's peak RSS growth during
-the query; per point beyond row_number's is (peak - row_number's peak) / rows.
-Where ST_ClusterDBSCAN runs, gpu_dbscan's clusters are checked equal to it up
-to relabelling (same noise rows, and a one-to-one map between the ids).
+(--runs-large above 1M rows; one run for ST_ClusterDBSCAN).  Memory is the
+backend's peak RSS growth during the query; per row beyond row_number's is
+(peak - row_number's peak) / rows.  --check also compares gpu_dbscan's
+clusters with ST_ClusterDBSCAN's up to relabelling (same noise rows, a
+one-to-one map of ids): it runs ST_ClusterDBSCAN a second time.
 
   python3 bench/db_bench.py                     # 1M, eps 1, minpoints 10
-  python3 bench/db_bench.py --sizes 1M,10M --eps 1,2,5 --out results.md
+  python3 bench/db_bench.py --sizes 1M,10M --eps 1,2,5 --runs-large 2 --out db.md
+  python3 bench/db_bench.py --crossover ...     # bench/db_crossover.py (gpu_min_rows)
 """
 
 import argparse
-import datetime
 import os
-import platform
-import re
-import select
-import shutil
-import subprocess
 import sys
-import time
 
-MARK = "@@gd_bench_done@@"
-# Bump when the SQL generators change: tables with another comment are remade.
-GENERATOR_VERSION = "gd_bench tables v1"
+sys.dont_write_bytecode = True  # no __pycache__ in the checkout
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from db_common import (SESSION_SETTINGS, Budget, Session, SqlError, ensure_table, load_average, log,  # noqa: E402
+                       machine_lines, parse_size, proc_status_kb, reset_peak, server_facts,
+                       set_statements, size_label)
 
-UNIFORM_SQL = """
-SELECT setseed({seed});
-CREATE TABLE {table} AS
-  SELECT i AS id, ST_MakePoint(random() * 1000, random() * 1000) AS geom
-  FROM generate_series(0, {n} - 1) AS i;
-"""
-
-# 50 blob centres and sigmas first, then the rows: every 10th row uniform
-# noise, the others a Box-Muller draw around a blob picked at random.
-# OFFSET 0 keeps the three random() calls of a row in one subquery level.
-BLOBS_SQL = """
-SELECT setseed({seed});
-CREATE TEMP TABLE gd_bench_blob_centres AS
-  SELECT b, random() * 1000 AS cx, random() * 1000 AS cy, 10 + 20 * random() AS sigma
-  FROM generate_series(0, 49) AS b;
-CREATE TABLE {table} AS
-  WITH c AS (
-    SELECT array_agg(cx ORDER BY b) AS cx, array_agg(cy ORDER BY b) AS cy,
-           array_agg(sigma ORDER BY b) AS sigma
-    FROM gd_bench_blob_centres)
-  SELECT g.i AS id,
-         CASE WHEN g.i % 10 = 0
-              THEN ST_MakePoint(g.u1 * 1000, g.u2 * 1000)
-              ELSE ST_MakePoint(
-                c.cx[g.bi + 1] + c.sigma[g.bi + 1] * sqrt(-2 * ln(1 - g.u1)) * cos(2 * pi() * g.u2),
-                c.cy[g.bi + 1] + c.sigma[g.bi + 1] * sqrt(-2 * ln(1 - g.u1)) * sin(2 * pi() * g.u2))
-         END AS geom
-  FROM (SELECT i, random() AS u1, random() AS u2, floor(random() * 50)::int AS bi
-        FROM generate_series(0, {n} - 1) AS i OFFSET 0) AS g
-  CROSS JOIN c
-  ORDER BY g.i;
-DROP TABLE gd_bench_blob_centres;
-"""
-
-GENERATORS = {"uniform": UNIFORM_SQL, "blobs": BLOBS_SQL}
-
-# Settings of every session: a deterministic serial scan from block 0, no JIT.
-SESSION_SETTINGS = [
-    "SET max_parallel_workers_per_gather = 0",
-    "SET synchronize_seqscans = off",
-    "SET jit = off",
-]
-
-# One contender: its query, its warm-up, its settings.  The floors and
-# gpu_dbscan are consumed by max() (the same outer aggregate, so their ratios
-# compare the window functions alone); gpu_dbscan is timed also as
-# count(DISTINCT c), the shape of the ST_ClusterDBSCAN query it is compared with
-# (count(DISTINCT) sorts every row: about 0.7 s more at 10M rows, work_mem 4MB).
 GD_WARMUP = ("SELECT count(DISTINCT c) FROM (SELECT gpu_dbscan(ST_MakePoint(g, g), 1.5, 2) OVER () c "
              "FROM generate_series(1, 100) g) s")
 GD_MAX = "SELECT max(c) FROM (SELECT gpu_dbscan(geom, {eps}, {mp}) OVER () c FROM {t}) s"
-GD_DISTINCT = "SELECT count(DISTINCT c) FROM (SELECT gpu_dbscan(geom, {eps}, {mp}) OVER () c FROM {t}) s"
-CONTENDERS = [
+
+# Measured once per table (they do not depend on eps).
+TABLE_CONTENDERS = [
     {
         "key": "row_number",
         "label": "row_number",
@@ -117,238 +64,49 @@ CONTENDERS = [
         "warmup": "SELECT max(r) FROM (SELECT gpu_dbscan_read_floor(ST_MakePoint(g, g)) OVER () r "
                   "FROM generate_series(1, 100) g) s",
     },
-    {"key": "cpu", "backend": "cpu", "label": "gpu_dbscan cpu, max()",
-     "settings": ["SET gpu_dbscan.backend = cpu"], "query": GD_MAX, "warmup": GD_WARMUP},
-    {"key": "cpu_d", "backend": "cpu", "label": "gpu_dbscan cpu, count(DISTINCT)",
-     "settings": ["SET gpu_dbscan.backend = cpu"], "query": GD_DISTINCT, "warmup": GD_WARMUP},
-    {"key": "gpu", "backend": "gpu", "label": "gpu_dbscan gpu, max()",
+]
+# Measured for each eps.
+EPS_CONTENDERS = [
+    {"key": "gpu", "backend": "gpu", "label": "gpu_dbscan gpu",
      "settings": ["SET gpu_dbscan.backend = gpu"], "query": GD_MAX, "warmup": GD_WARMUP},
-    {"key": "gpu_d", "backend": "gpu", "label": "gpu_dbscan gpu, count(DISTINCT)",
-     "settings": ["SET gpu_dbscan.backend = gpu"], "query": GD_DISTINCT, "warmup": GD_WARMUP},
+    {"key": "cpu", "backend": "cpu", "label": "gpu_dbscan cpu",
+     "settings": ["SET gpu_dbscan.backend = cpu"], "query": GD_MAX, "warmup": GD_WARMUP},
     {
         "key": "postgis",
         "label": "ST_ClusterDBSCAN",
-        "query": "SELECT count(DISTINCT c) FROM (SELECT ST_ClusterDBSCAN(geom, {eps}, {mp}) OVER () c FROM {t}) s",
-        "warmup": "SELECT count(DISTINCT c) FROM (SELECT ST_ClusterDBSCAN(ST_MakePoint(g, g), 1.5, 2) OVER () c "
+        "query": "SELECT max(c) FROM (SELECT ST_ClusterDBSCAN(geom, {eps}, {mp}) OVER () c FROM {t}) s",
+        "warmup": "SELECT max(c) FROM (SELECT ST_ClusterDBSCAN(ST_MakePoint(g, g), 1.5, 2) OVER () c "
                   "FROM generate_series(1, 100) g) s",
     },
 ]
-
 
 # The columns of gpu_dbscan_last_run() the report shows.
 LAST_RUN_FIELDS = ["backend", "cells", "batches", "transfer_ms", "sort_ms", "core_ms", "union_ms",
                    "label_ms", "total_ms"]
 
 
-def log(msg):
-    print(msg, file=sys.stderr, flush=True)
+def blank():
+    return {"s": None, "result": None, "peak_kb": None, "error": None, "last_run": None, "skipped": None}
 
 
-class SqlError(Exception):
-    pass
-
-
-class Session:
-    """One psql process, hence one backend; statements go in through a pipe."""
-
-    def __init__(self, extra_args=()):
-        self.proc = subprocess.Popen(
-            ["psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=0", *extra_args],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            text=True, bufsize=1)
-        self.pid = int(self.value("SELECT pg_backend_pid()"))
-
-    def run(self, sql, timed=False):
-        """Runs sql (one or more statements); returns (result lines, milliseconds or None)."""
-        script = ""
-        if timed:
-            script += "\\timing on\n"
-        script += sql.rstrip().rstrip(";") + ";\n"
-        if timed:
-            script += "\\timing off\n"
-        script += "\\echo " + MARK + "\n"
-        try:
-            self.proc.stdin.write(script)
-            self.proc.stdin.flush()
-        except BrokenPipeError:
-            raise SqlError("psql exited")
-        lines, errors, ms = [], [], None
-        while True:
-            line = self.proc.stdout.readline()
-            if line == "":
-                raise SqlError("psql exited: " + " ".join(errors or lines[-5:]))
-            line = line.rstrip("\n")
-            if line == MARK:
-                break
-            m = re.match(r"^Time: ([0-9.]+) ms", line)
-            if m:
-                ms = float(m.group(1))
-            elif "ERROR:" in line or "FATAL:" in line:
-                errors.append(line)
-            elif errors and line.startswith(("DETAIL:", "HINT:", "CONTEXT:", "LINE ")):
-                errors.append(line)
-            elif line:
-                lines.append(line)
-        if errors:
-            raise SqlError(" ".join(errors))
-        return [l.split("|") for l in lines], ms
-
-    def value(self, sql):
-        rows, _ = self.run(sql)
-        return rows[-1][0] if rows else None
-
-    def close(self):
-        try:
-            self.proc.stdin.write("\\q\n")
-            self.proc.stdin.flush()
-            self.proc.stdin.close()
-        except (BrokenPipeError, ValueError):
-            pass
-        try:
-            self.proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-
-# ---- the backend's memory ----------------------------------------------------
-
-def proc_status_kb(pid):
-    """VmRSS and VmHWM of a local process in kB, or None when /proc can't tell."""
-    try:
-        with open("/proc/%d/status" % pid) as f:
-            fields = dict(line.split(":", 1) for line in f if ":" in line)
-        return {k: int(fields[k].split()[0]) for k in ("VmRSS", "VmHWM")}
-    except (OSError, KeyError, ValueError):
-        return None
-
-
-def reset_peak(pid):
-    """Resets VmHWM to the current RSS (Linux clear_refs 5); False when not allowed."""
-    try:
-        with open("/proc/%d/clear_refs" % pid, "w") as f:
-            f.write("5")
-        return True
-    except OSError:
-        return False
-
-
-# ---- machine and versions -----------------------------------------------------
-
-def load_average():
-    try:
-        with open("/proc/loadavg") as f:
-            return " ".join(f.read().split()[:3])
-    except OSError:
-        return "unknown"
-
-
-def machine_lines(db, load_at_start):
-    model = "unknown"
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    model = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    mem = "unknown"
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemTotal"):
-                    mem = "%.0f GiB" % (int(line.split()[1]) / 1048576)
-    except OSError:
-        pass
-    gpu = "none found (nvidia-smi)"
-    if shutil.which("nvidia-smi"):
-        try:
-            out = subprocess.run(["nvidia-smi", "--query-gpu=name,memory.total,driver_version",
-                                  "--format=csv,noheader"], capture_output=True, text=True, timeout=30)
-            if out.returncode == 0 and out.stdout.strip():
-                gpu = out.stdout.strip().splitlines()[0]
-        except (OSError, subprocess.SubprocessError):
-            pass
-    return [
-        "date: %s" % datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "host: %s, Linux %s" % (platform.node(), platform.release()),
-        "CPU: %s, %d hardware threads; memory %s" % (model, os.cpu_count() or 0, mem),
-        "GPU: %s" % gpu,
-        "load average (1, 5, 15 min) at start: %s; at the end: %s" % (load_at_start, load_average()),
-        "server: %s" % db["version"],
-        "PostGIS %s; gpu_dbscan %s" % (db["postgis"], db["gpu_dbscan"]),
-        "settings: shared_buffers %s, work_mem %s; sessions run with jit off, "
-        "max_parallel_workers_per_gather 0, synchronize_seqscans off" % (db["shared_buffers"], db["work_mem"]),
-    ]
-
-
-# ---- tables --------------------------------------------------------------------
-
-def parse_size(s):
-    m = re.fullmatch(r"([0-9.]+)([kKmM]?)", s.strip())
-    if not m:
-        raise argparse.ArgumentTypeError("bad size: " + s)
-    mult = {"": 1, "k": 1000, "K": 1000, "m": 1000000, "M": 1000000}[m.group(2)]
-    return int(float(m.group(1)) * mult)
-
-
-def size_label(n):
-    if n % 1000000 == 0:
-        return "%dM" % (n // 1000000)
-    if n % 1000 == 0:
-        return "%dk" % (n // 1000)
-    return str(n)
-
-
-def table_name(dataset, n):
-    return "gd_bench_%s_%s" % (dataset, size_label(n).lower())
-
-
-def ensure_table(dataset, n, seed, regenerate):
-    """Creates the table unless it is there with the same generator and size."""
-    t = table_name(dataset, n)
-    want = "%s %s n=%d seed=%s" % (GENERATOR_VERSION, dataset, n, seed)
-    with Session() as s:
-        s.run(";\n".join(SESSION_SETTINGS))
-        have = s.value("SELECT obj_description(to_regclass('%s'), 'pg_class')" % t)
-        if have == want and not regenerate:
-            log("table %s is there" % t)
-            return t
-        log("generating %s (%d rows) ..." % (t, n))
-        t0 = time.time()
-        s.run("DROP TABLE IF EXISTS %s" % t)
-        s.run(GENERATORS[dataset].format(table=t, n=n, seed=seed))
-        s.run("VACUUM (FREEZE, ANALYZE) %s" % t)
-        s.run("COMMENT ON TABLE %s IS '%s'" % (t, want))
-        log("  %.0f s" % (time.time() - t0))
-    return t
-
-
-# ---- measurements ----------------------------------------------------------------
-
-def measure(contender, table, eps, mp, runs):
-    """Best of runs: {'s': seconds, 'result': value, 'peak_kb': growth, 'error': text, 'last_run': text}."""
-    best = {"s": None, "result": None, "peak_kb": None, "error": None, "last_run": None}
+def measure(contender, table, eps, mp, runs, settings, budget):
+    """Best of runs (fewer, but one at least, once the budget is spent):
+    {'s': seconds, 'result': value, 'peak_kb': growth, 'error': text, 'last_run': dict}."""
+    best = blank()
     peaks = []
-    for _ in range(runs):
+    for i in range(runs):
+        if i > 0 and budget.over():
+            break
         try:
-            with Session() as s:
-                s.run(";\n".join(SESSION_SETTINGS + contender.get("settings", [])))
+            with Session(SESSION_SETTINGS + settings + contender.get("settings", [])) as s:
                 s.run(contender["warmup"])
                 before = proc_status_kb(s.pid)
                 if before is not None and not reset_peak(s.pid):
                     before = None
-                rows, ms = s.run(contender["query"].format(t=table, eps=eps, mp=mp), timed=True)
+                result, sec = s.timed(contender["query"].format(t=table, eps=eps, mp=mp))
                 after = proc_status_kb(s.pid) if before is not None else None
                 last_run = None
-                if contender["key"] in ("cpu", "gpu"):  # the max() runs
+                if contender.get("backend"):
                     try:
                         lr, _ = s.run("SELECT %s FROM gpu_dbscan_last_run()" % ", ".join(LAST_RUN_FIELDS))
                         last_run = dict(zip(LAST_RUN_FIELDS, lr[0])) if lr else None
@@ -359,32 +117,29 @@ def measure(contender, table, eps, mp, runs):
             return best
         if after is not None:
             peaks.append(after["VmHWM"] - before["VmRSS"])
-        sec = ms / 1000.0
         if best["s"] is None or sec < best["s"]:
-            best.update(s=sec, result=rows[0][0] if rows else None, last_run=last_run)
+            best.update(s=sec, result=result, last_run=last_run)
     # The largest growth of the runs: memory is a ceiling, not a best case.
     best["peak_kb"] = max(peaks) if peaks else None
     return best
 
 
-def gpu_usable():
-    """True when gpu_dbscan runs with backend = gpu; else False and the reason."""
-    c = next(c for c in CONTENDERS if c["key"] == "gpu")
+def gpu_usable(settings):
+    """(True, "") when gpu_dbscan runs with backend = gpu; else (False, the error)."""
     try:
-        with Session() as s:
-            s.run(";\n".join(SESSION_SETTINGS + c["settings"]))
-            s.run(c["warmup"])
+        with Session(SESSION_SETTINGS + settings + ["SET gpu_dbscan.backend = gpu"]) as s:
+            s.run(GD_WARMUP)
         return True, ""
     except SqlError as e:
         return False, str(e)
 
 
-def check_against_postgis(table, eps, mp, backends):
+def check_against_postgis(table, eps, mp, backends, settings):
     """gpu_dbscan vs ST_ClusterDBSCAN up to relabelling, for each backend; also noise fraction."""
     ref = "gd_bench_ref"
     out = {}
-    with Session() as s:
-        s.run(";\n".join(SESSION_SETTINGS))
+    with Session(SESSION_SETTINGS + settings) as s:
+        s.run("SET client_min_messages = warning")
         s.run("DROP TABLE IF EXISTS %s" % ref)
         log("  reference ST_ClusterDBSCAN for the equality check ...")
         s.run("CREATE UNLOGGED TABLE %s AS SELECT id, ST_ClusterDBSCAN(geom, %s, %s) OVER () p FROM %s"
@@ -410,82 +165,95 @@ def check_against_postgis(table, eps, mp, backends):
 
 # ---- report ------------------------------------------------------------------------
 
-def fmt_s(m):
+def fmt_s(m, absent="—", row=None):
+    if row is not None and row.get("skipped") and absent != "n/a":
+        return "skipped"
     if m is None:
-        return "—"
+        return absent
+    if m["skipped"]:
+        return "skipped"
     if m["error"]:
         return "error"
     return "%.3f" % m["s"]
 
 
-def ratio(a, b):
-    if not a or not b or a["error"] or b["error"] or a["s"] is None or b["s"] is None or b["s"] <= 0:
+def ok(m):
+    return m is not None and not m["error"] and not m["skipped"] and m["s"] is not None
+
+
+def ratio(a, b, absent="—"):
+    if a is None or b is None:
+        return absent
+    if not ok(a) or not ok(b) or b["s"] <= 0:
         return "—"
     return "%.2fx" % (a["s"] / b["s"])
 
 
 def bytes_per_point(m, base, n):
-    if m is None or m["error"] or m["peak_kb"] is None:
+    if not ok(m) or m["peak_kb"] is None:
         return "—"
-    if base is None or base["peak_kb"] is None:
+    if not ok(base) or base["peak_kb"] is None:
         return "%.0f (total)" % (m["peak_kb"] * 1024.0 / n)
     return "%.1f" % ((m["peak_kb"] - base["peak_kb"]) * 1024.0 / n)
 
 
-def report(rows, machine, backends, gpu_reason, mp, runs, out):
+def clusters(m):
+    """gpu_dbscan's ids are 0..k-1: max() + 1 clusters (0 when every row is noise)."""
+    for k in ("gpu", "cpu"):
+        if ok(m.get(k)):
+            r = m[k]["result"]
+            return str(int(r) + 1) if r not in (None, "") else "0"
+    return "—"
+
+
+def report(rows, machine, backends, gpu_reason, args, out):
     w = out.write
+    gpu_absent = "n/a" if "gpu" not in backends else "—"
+    cpu_absent = "n/a" if "cpu" not in backends else "—"
     w("## db_bench — in PostgreSQL\n\n")
     for line in machine:
         w("- %s\n" % line)
     if "gpu" not in backends:
-        w("- gpu_dbscan backend=gpu: not run (%s)\n" % (gpu_reason or "not asked for"))
-    w("- minpoints %d; seconds from psql \\timing, best of %d (ST_ClusterDBSCAN: 1 run); "
-      "every query consumes the whole window output\n\n" % (mp, runs))
+        w("- gpu_dbscan backend=gpu: n/a (%s)\n" % (gpu_reason or "not asked for"))
+    w("- minpoints %d; seconds from psql \\timing, best of %d (%d above 1M rows; ST_ClusterDBSCAN: 1 run, "
+      "up to %s rows); row_number and the read floor once per table; every query consumes the whole window "
+      "output through max()\n\n" % (args.minpoints, args.runs, args.runs_large or args.runs,
+                                    size_label(args.postgis_max_size)))
 
-    w("Seconds:\n\n")
-    w("| data set | rows | eps | row_number | read floor | gpu_dbscan cpu | gpu_dbscan gpu "
-      "| gpu_dbscan cpu, count(DISTINCT) | gpu_dbscan gpu, count(DISTINCT) | ST_ClusterDBSCAN, count(DISTINCT) "
-      "| clusters |\n")
-    w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+    w("| data set | rows | eps | row_number s | read floor s | gpu_dbscan gpu s | gpu_dbscan cpu s "
+      "| ST_ClusterDBSCAN s | gpu / read floor | cpu / read floor | ST / gpu | ST / cpu | cpu / gpu "
+      "| gpu / row_number | clusters |\n")
+    w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
     for r in rows:
         m = r["m"]
-        clusters = next((m[k]["result"] for k in ("cpu_d", "gpu_d", "postgis")
-                         if m.get(k) and not m[k]["error"]), "—")
-        w("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n" % (
+        w("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n" % (
             r["dataset"], size_label(r["n"]), r["eps"],
-            fmt_s(m.get("row_number")), fmt_s(m.get("floor")), fmt_s(m.get("cpu")), fmt_s(m.get("gpu")),
-            fmt_s(m.get("cpu_d")), fmt_s(m.get("gpu_d")), fmt_s(m.get("postgis")), clusters))
-
-    w("\nRatios (each between queries with the same outer aggregate):\n\n")
-    w("| data set | rows | eps | cpu / read floor | gpu / read floor | ST / cpu | ST / gpu "
-      "| cpu / row_number | gpu / row_number | cpu / gpu |\n")
-    w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-    for r in rows:
-        m = r["m"]
-        w("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n" % (
-            r["dataset"], size_label(r["n"]), r["eps"],
-            ratio(m.get("cpu"), m.get("floor")), ratio(m.get("gpu"), m.get("floor")),
-            ratio(m.get("postgis"), m.get("cpu_d")), ratio(m.get("postgis"), m.get("gpu_d")),
-            ratio(m.get("cpu"), m.get("row_number")), ratio(m.get("gpu"), m.get("row_number")),
-            ratio(m.get("cpu"), m.get("gpu"))))
-    w("\nrow_number, read floor and gpu_dbscan are consumed by max(); ST_ClusterDBSCAN and the "
-      "count(DISTINCT) columns by count(DISTINCT c), which also sorts every row. ST / cpu and ST / gpu "
-      "compare the count(DISTINCT) queries; the other ratios the max() queries.\n")
+            fmt_s(m.get("row_number"), row=r), fmt_s(m.get("floor"), row=r),
+            fmt_s(m.get("gpu"), gpu_absent, r), fmt_s(m.get("cpu"), cpu_absent, r),
+            fmt_s(m.get("postgis"), row=r if (not args.skip_postgis and r["n"] <= args.postgis_max_size) else None),
+            ratio(m.get("gpu"), m.get("floor"), gpu_absent), ratio(m.get("cpu"), m.get("floor"), cpu_absent),
+            ratio(m.get("postgis"), m.get("gpu"), gpu_absent), ratio(m.get("postgis"), m.get("cpu"), cpu_absent),
+            ratio(m.get("cpu"), m.get("gpu"), gpu_absent), ratio(m.get("gpu"), m.get("row_number"), gpu_absent),
+            clusters(m)))
+    w("\nx / y is x's seconds over y's (ST / gpu: how many times faster gpu_dbscan on the GPU is than "
+      "ST_ClusterDBSCAN; gpu / read floor: 1.00x would be clustering for free). row_number and read floor "
+      "are the same table's figures repeated on each eps row.\n")
 
     w("\nBackend memory: peak RSS growth during the query (VmHWM after, reset through clear_refs "
-      "after the warm-up), in bytes per row beyond row_number's (the largest of the runs; "
-      "max() queries but ST_ClusterDBSCAN's):\n\n")
-    w("| data set | rows | eps | row_number peak MiB | read floor B/row | gpu_dbscan cpu B/row "
-      "| gpu_dbscan gpu B/row | ST_ClusterDBSCAN B/row (count(DISTINCT)) |\n")
+      "after the warm-up), in bytes per row beyond row_number's (the largest of the runs):\n\n")
+    w("| data set | rows | eps | row_number peak MiB | read floor B/row | gpu_dbscan gpu B/row "
+      "| gpu_dbscan cpu B/row | ST_ClusterDBSCAN B/row |\n")
     w("|---|---:|---:|---:|---:|---:|---:|---:|\n")
     for r in rows:
         m, n = r["m"], r["n"]
         base = m.get("row_number")
-        base_mib = "%.1f" % (base["peak_kb"] / 1024.0) if base and base["peak_kb"] is not None else "—"
+        base_mib = "%.1f" % (base["peak_kb"] / 1024.0) if ok(base) and base["peak_kb"] is not None else "—"
         w("| %s | %s | %s | %s | %s | %s | %s | %s |\n" % (
             r["dataset"], size_label(n), r["eps"], base_mib,
-            bytes_per_point(m.get("floor"), base, n), bytes_per_point(m.get("cpu"), base, n),
-            bytes_per_point(m.get("gpu"), base, n), bytes_per_point(m.get("postgis"), base, n)))
+            bytes_per_point(m.get("floor"), base, n),
+            bytes_per_point(m.get("gpu"), base, n) if "gpu" in m else gpu_absent,
+            bytes_per_point(m.get("cpu"), base, n) if "cpu" in m else cpu_absent,
+            bytes_per_point(m.get("postgis"), base, n)))
 
     checks = [r for r in rows if r.get("check")]
     if checks:
@@ -498,9 +266,9 @@ def report(rows, machine, backends, gpu_reason, mp, runs, out):
                 r["dataset"], size_label(r["n"]), r["eps"], 100.0 * c["noise"],
                 " | ".join(c.get(b, "—") for b in backends)))
 
-    lasts = [(r, k) for r in rows for k in backends if r["m"].get(k) and r["m"][k]["last_run"]]
+    lasts = [(r, k) for r in rows for k in ("gpu", "cpu") if ok(r["m"].get(k)) and r["m"][k]["last_run"]]
     if lasts:
-        w("\nWhere gpu_dbscan's time goes: gpu_dbscan_last_run() of the best max() run (ms), and the rest "
+        w("\nWhere gpu_dbscan's time goes: gpu_dbscan_last_run() of the best run (ms), and the rest "
           "of the query beyond the read floor and the core (query - read floor - core total):\n\n")
         w("| data set | rows | eps | backend | grid cells | batches | transfer | sort | core | union "
           "| label | core total | query | read floor | rest |\n")
@@ -509,43 +277,68 @@ def report(rows, machine, backends, gpu_reason, mp, runs, out):
             lr = r["m"][k]["last_run"]
             floor = r["m"].get("floor")
             q_ms = r["m"][k]["s"] * 1000.0
-            f_ms = floor["s"] * 1000.0 if floor and not floor["error"] else None
+            f_ms = floor["s"] * 1000.0 if ok(floor) else None
 
             def ms(v):
                 try:
                     return "%.0f" % float(v)
                 except (TypeError, ValueError):
                     return "—"
-            rest = "%.0f" % (q_ms - f_ms - float(lr["total_ms"])) if f_ms is not None else "—"
+            try:
+                rest = "%.0f" % (q_ms - f_ms - float(lr["total_ms"])) if f_ms is not None else "—"
+            except (TypeError, ValueError):
+                rest = "—"
             w("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.0f | %s | %s |\n" % (
                 r["dataset"], size_label(r["n"]), r["eps"], lr["backend"], lr["cells"], lr["batches"],
                 ms(lr["transfer_ms"]), ms(lr["sort_ms"]), ms(lr["core_ms"]), ms(lr["union_ms"]),
                 ms(lr["label_ms"]), ms(lr["total_ms"]), q_ms, ms(f_ms), rest))
 
-    errors = [(r, k, v["error"]) for r in rows for k, v in r["m"].items() if v and v["error"]]
+    errors = [(r, k, v) for r in rows for k, v in r["m"].items() if v and (v["error"] or v["skipped"])]
+    errors += [(r, "every query", {"error": None, "skipped": "time budget spent"}) for r in rows if r.get("skipped")]
     if errors:
-        w("\nErrors:\n\n")
-        for r, k, e in errors:
-            w("- %s %s eps %s %s: %s\n" % (r["dataset"], size_label(r["n"]), r["eps"], k, e))
+        w("\nErrors and skipped measurements:\n\n")
+        for r, k, v in errors:
+            w("- %s %s eps %s %s: %s\n" % (r["dataset"], size_label(r["n"]), r["eps"], k,
+                                           v["error"] or v["skipped"]))
 
 
-def main():
+def write_reports(rows, db, load_at_start, backends, gpu_reason, args):
+    """The report to the --out file (rewritten after every table, so a run cut short keeps
+    what it measured); to stdout at the end only."""
+    if args.out:
+        with open(args.out + ".tmp", "w") as f:
+            report(rows, machine_lines(db, load_at_start), backends, gpu_reason, args, f)
+        os.replace(args.out + ".tmp", args.out)
+
+
+def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default="1M", help="comma list of row counts, e.g. 1M,10M (default 1M)")
     ap.add_argument("--datasets", default="uniform,blobs")
     ap.add_argument("--eps", default="1", help="comma list (default 1; the full set is 1,2,5)")
     ap.add_argument("--minpoints", type=int, default=10)
     ap.add_argument("--runs", type=int, default=3, help="runs per contender, best kept (default 3)")
+    ap.add_argument("--runs-large", type=int, default=None,
+                    help="runs per contender on tables above 1M rows (default: --runs)")
     ap.add_argument("--backends", default="auto",
                     help="gpu_dbscan backends to time: auto (cpu, and gpu when usable), cpu, gpu, cpu,gpu")
-    ap.add_argument("--skip-postgis", action="store_true", help="no ST_ClusterDBSCAN and no equality check")
+    ap.add_argument("--skip-postgis", "--skip-st", action="store_true", help="no ST_ClusterDBSCAN")
     ap.add_argument("--postgis-max-size", type=parse_size, default=1000000,
                     help="ST_ClusterDBSCAN only on tables up to this many rows (default 1M)")
-    ap.add_argument("--no-check", action="store_true", help="time ST_ClusterDBSCAN but skip the equality check")
+    ap.add_argument("--check", action="store_true",
+                    help="also check gpu_dbscan's clusters against ST_ClusterDBSCAN's (runs it once more)")
+    ap.add_argument("--set", action="append", metavar="NAME=VALUE",
+                    help="a setting for every measuring session, e.g. --set work_mem=256MB (repeatable)")
+    ap.add_argument("--statement-timeout", default="0",
+                    help="statement_timeout of the measuring sessions, e.g. 120s (default none): "
+                         "a query over it is reported as an error")
+    ap.add_argument("--budget", type=float, default=None,
+                    help="seconds for the whole run: measurements not started by then are skipped "
+                         "and the report is printed (default: no limit)")
     ap.add_argument("--seed", default="0.42", help="setseed() value in [-1,1] (default 0.42)")
     ap.add_argument("--regenerate", action="store_true", help="remake the tables even when present")
-    ap.add_argument("--out", help="also write the Markdown report to this file")
-    args = ap.parse_args()
+    ap.add_argument("--out", help="also write the Markdown report to this file (kept up to date as it goes)")
+    args = ap.parse_args(argv)
 
     sizes = [parse_size(s) for s in args.sizes.split(",") if s]
     eps_list = [e.strip() for e in args.eps.split(",") if e.strip()]
@@ -553,70 +346,82 @@ def main():
         float(e)
     datasets = [d for d in args.datasets.split(",") if d]
     for d in datasets:
-        if d not in GENERATORS:
+        if d not in ("uniform", "blobs"):
             ap.error("unknown data set %s (uniform, blobs)" % d)
+    try:
+        settings = set_statements(args.set) + ["SET statement_timeout = '%s'" % args.statement_timeout]
+    except argparse.ArgumentTypeError as e:
+        ap.error(str(e))
+    budget = Budget(args.budget)
 
     load_at_start = load_average()
-    with Session() as s:
-        s.run("CREATE EXTENSION IF NOT EXISTS postgis")
-        try:
-            s.run("CREATE EXTENSION IF NOT EXISTS gpu_dbscan")
-        except SqlError as e:
-            log("gpu_dbscan is not installed: %s" % e)
-        db = {
-            "version": s.value("SELECT version()"),
-            "postgis": s.value("SELECT postgis_lib_version()"),
-            "gpu_dbscan": s.value("SELECT extversion FROM pg_extension WHERE extname = 'gpu_dbscan'"),
-            "shared_buffers": s.value("SHOW shared_buffers"),
-            "work_mem": s.value("SHOW work_mem"),
-        }
+    db = server_facts(settings)
 
     gpu_reason = ""
     if args.backends == "auto":
-        ok, gpu_reason = gpu_usable()
-        backends = ["cpu", "gpu"] if ok else ["cpu"]
-        log("GPU backend %s" % ("usable" if ok else "not usable: " + gpu_reason))
+        ok_gpu, gpu_reason = gpu_usable(settings)
+        backends = ["cpu", "gpu"] if ok_gpu else ["cpu"]
+        log("GPU backend %s" % ("usable" if ok_gpu else "not usable: " + gpu_reason))
     else:
         backends = [b for b in args.backends.split(",") if b]
 
     rows = []
-    for dataset in datasets:
-        for n in sizes:
-            t = ensure_table(dataset, n, args.seed, args.regenerate)
-            with Session() as s:
-                s.run(";\n".join(SESSION_SETTINGS))
+    # Smaller tables first: the most wanted figures are in before a budget runs out.
+    for n in sizes:
+        runs = args.runs_large if (args.runs_large and n > 1000000) else args.runs
+        for dataset in datasets:
+            if budget.over():
+                log("budget of %.0f s spent: %s %s not measured" % (args.budget, dataset, size_label(n)))
+                for eps in eps_list:
+                    rows.append({"dataset": dataset, "n": n, "eps": eps, "m": {}, "skipped": True})
+                continue
+            t = ensure_table("gd_bench_%s_%s" % (dataset, size_label(n).lower()), dataset, n, args.seed,
+                             args.regenerate, side="1000", **({"sig_lo": "10", "sig_span": "20"}
+                                                              if dataset == "blobs" else {}))
+            with Session(SESSION_SETTINGS) as s:
                 s.run("SELECT count(*) FROM %s" % t)  # bring it into cache
+            per_table = {}
+            for c in TABLE_CONTENDERS:
+                per_table[c["key"]] = run_one(c, t, None, args.minpoints, runs, settings, budget)
             for eps in eps_list:
-                row = {"dataset": dataset, "n": n, "eps": eps, "m": {}}
+                row = {"dataset": dataset, "n": n, "eps": eps, "m": dict(per_table)}
                 postgis = not args.skip_postgis and n <= args.postgis_max_size
-                for c in CONTENDERS:
-                    k = c["key"]
+                for c in EPS_CONTENDERS:
                     if c.get("backend") and c["backend"] not in backends:
                         continue
-                    if k == "postgis" and not postgis:
+                    if c["key"] == "postgis" and not postgis:
                         continue
-                    runs = 1 if k == "postgis" else args.runs
-                    log("%s eps %s: %s x%d ..." % (t, eps, c["label"], runs))
-                    row["m"][k] = measure(c, t, eps, args.minpoints, runs)
-                    m = row["m"][k]
-                    log("  %s s%s" % (fmt_s(m), "  " + m["error"] if m["error"] else ""))
-                if postgis and not args.no_check:
+                    row["m"][c["key"]] = run_one(c, t, eps, args.minpoints,
+                                                 1 if c["key"] == "postgis" else runs, settings, budget)
+                if postgis and args.check and not budget.over():
                     try:
-                        row["check"] = check_against_postgis(t, eps, args.minpoints, backends)
+                        row["check"] = check_against_postgis(t, eps, args.minpoints, backends, settings)
                         log("  check: %s" % row["check"])
                     except SqlError as e:
                         row["check"] = {"noise": float("nan"), **{b: "error: " + str(e) for b in backends}}
                 rows.append(row)
+            write_reports(rows, db, load_at_start, backends, gpu_reason, args)
 
-    outputs = [sys.stdout]
-    if args.out:
-        outputs.append(open(args.out, "w"))
-    for o in outputs:
-        report(rows, machine_lines(db, load_at_start), backends, gpu_reason, args.minpoints, args.runs, o)
-        o.flush()
-    if args.out:
-        outputs[1].close()
+    write_reports(rows, db, load_at_start, backends, gpu_reason, args)
+    report(rows, machine_lines(db, load_at_start), backends, gpu_reason, args, sys.stdout)
+    sys.stdout.flush()
+    log("db_bench: %.0f s" % budget.elapsed())
+
+
+def run_one(c, table, eps, mp, runs, settings, budget):
+    if budget.over():
+        m = blank()
+        m["skipped"] = "time budget spent"
+        return m
+    log("%s%s: %s x%d ..." % (table, "" if eps is None else " eps %s" % eps, c["label"], runs))
+    m = measure(c, table, eps, mp, runs, settings, budget)
+    log("  %s s%s" % (fmt_s(m), "  " + m["error"] if m["error"] else ""))
+    return m
 
 
 if __name__ == "__main__":
-    main()
+    if "--crossover" in sys.argv[1:]:
+        import db_crossover
+        db_crossover.main([a for a in sys.argv[1:] if a != "--crossover"])
+    else:
+        main()
