@@ -172,14 +172,19 @@ class StripRun {
   // Runs the planned strips; ranks into rep.
   void run(uint32_t* rep, RunInfo* info) {
     uint32_t n = pts_.n;
+    {
+      Stopwatch sw;
+      assign_members();
+      stats_.t_sort += sw.lap();
+    }
     parent_.resize(n);
     for (uint32_t i = 0; i < n; ++i) parent_[i] = i;
     core_.assign(n, 0);
     claim_.assign(n, kNoise);
     uint64_t loaded_total = 0;
     int64_t cells = 0;
-    for (const Strip& s : strips_) {
-      run_strip(s, info);
+    for (size_t k = 0; k < strips_.size(); ++k) {
+      run_strip(k, info);
       loaded_total += gidx_.size();
       cells += stats_.cells;
     }
@@ -198,11 +203,45 @@ class StripRun {
     uint32_t b0, b1;
   };
 
-  uint64_t loaded(uint32_t b0, uint32_t b1) const {
+  // The bins a strip owning [b0, b1) loads: [lo, hi).
+  uint32_t load_lo(uint32_t b0) const {
     uint32_t h = 3 * bins_.k;
-    uint32_t lo = b0 > h ? b0 - h : 0;
-    uint32_t hi = static_cast<uint32_t>(std::min<uint64_t>(uint64_t{b1} + h, bins_.count));
-    return prefix_[hi] - prefix_[lo];
+    return b0 > h ? b0 - h : 0;
+  }
+  uint32_t load_hi(uint32_t b1) const {
+    return static_cast<uint32_t>(std::min<uint64_t>(uint64_t{b1} + 3 * bins_.k, bins_.count));
+  }
+  uint64_t loaded(uint32_t b0, uint32_t b1) const {
+    return prefix_[load_hi(b1)] - prefix_[load_lo(b0)];
+  }
+
+  // Each strip's points, in row order, in one pass over the points: a
+  // point's bin is loaded by a run of consecutive strips (the loaded ranges
+  // grow with the strip), found per bin once.
+  void assign_members() {
+    size_t ns = strips_.size();
+    std::vector<uint32_t> first(bins_.count), last(bins_.count);
+    size_t lo = 0, hi = 0;  // strips [lo, hi) load bin b
+    for (uint32_t b = 0; b < bins_.count; ++b) {
+      while (lo < ns && load_hi(strips_[lo].b1) <= b) ++lo;
+      while (hi < ns && load_lo(strips_[hi].b0) <= b) ++hi;
+      first[b] = static_cast<uint32_t>(lo);
+      last[b] = static_cast<uint32_t>(hi);
+    }
+    member_start_.assign(ns + 1, 0);
+    for (uint32_t i = 0; i < pts_.n; ++i) {
+      uint32_t b = bin_of_[i];
+      for (uint32_t k = first[b]; k < last[b]; ++k) ++member_start_[k + 1];
+      poll(i);
+    }
+    for (size_t k = 0; k < ns; ++k) member_start_[k + 1] += member_start_[k];
+    members_.resize(member_start_[ns]);
+    std::vector<uint64_t> fill(member_start_.begin(), member_start_.end() - 1);
+    for (uint32_t i = 0; i < pts_.n; ++i) {
+      uint32_t b = bin_of_[i];
+      for (uint32_t k = first[b]; k < last[b]; ++k) members_[fill[k]++] = i;
+      poll(i);
+    }
   }
 
   void poll(uint64_t i) {
@@ -210,37 +249,37 @@ class StripRun {
   }
 
   // The strip's points in row order, with their roles and bounds.
-  Bounds gather(const Strip& s) {
-    uint32_t k = bins_.k;
-    int64_t lo = static_cast<int64_t>(s.b0) - 3 * k, hi = static_cast<int64_t>(s.b1) + 3 * k;
-    int64_t tlo = static_cast<int64_t>(s.b0) - k, thi = static_cast<int64_t>(s.b1) + k;
-    x_.clear();
-    y_.clear();
-    gidx_.clear();
-    role_.clear();
+  Bounds gather(size_t k) {
+    const Strip& s = strips_[k];
+    uint32_t tlo = s.b0 > bins_.k ? s.b0 - bins_.k : 0, thi = s.b1 + bins_.k;
+    size_t m = member_start_[k + 1] - member_start_[k];
+    const uint32_t* ids = members_.data() + member_start_[k];
+    x_.resize(m);
+    y_.resize(m);
+    role_.resize(m);
+    gidx_.assign(ids, ids + m);
     Bounds b{INFINITY, -INFINITY, INFINITY, -INFINITY};
-    for (uint32_t i = 0; i < pts_.n; ++i) {
-      int64_t bin = bin_of_[i];
-      poll(i);
-      if (bin < lo || bin >= hi) continue;
+    for (size_t l = 0; l < m; ++l) {
+      uint32_t i = ids[l];
+      uint32_t bin = bin_of_[i];
       double x = pts_.x[i], y = pts_.y[i];
-      x_.push_back(x);
-      y_.push_back(y);
-      gidx_.push_back(i);
-      role_.push_back(bin >= s.b0 && bin < s.b1   ? kStripOwned
-                      : bin >= tlo && bin < thi ? kStripTrusted
-                                                : kStripHalo);
+      x_[l] = x;
+      y_[l] = y;
+      role_[l] = bin >= s.b0 && bin < s.b1 ? kStripOwned
+                 : bin >= tlo && bin < thi ? kStripTrusted
+                                           : kStripHalo;
       b.xmin = std::min(b.xmin, x);
       b.xmax = std::max(b.xmax, x);
       b.ymin = std::min(b.ymin, y);
       b.ymax = std::max(b.ymax, y);
+      poll(l);
     }
     return b;
   }
 
-  void run_strip(const Strip& s, RunInfo* info) {
+  void run_strip(size_t k, RunInfo* info) {
     Stopwatch sw;
-    Bounds bounds = gather(s);
+    Bounds bounds = gather(k);
     uint32_t m = static_cast<uint32_t>(gidx_.size());
     cudaStream_t st = ctx_.stream();
     auto dx = ctx_.alloc<double>(m, "strip x");
@@ -312,6 +351,10 @@ class StripRun {
   std::vector<uint32_t> bin_of_;
   std::vector<uint64_t> prefix_;
   std::vector<Strip> strips_;
+  // Each strip's points (indexes, row order): members_[member_start_[k] ..
+  // member_start_[k + 1]).
+  std::vector<uint64_t> member_start_;
+  std::vector<uint32_t> members_;
   // The run's union-find, core flags and border claims, over all points.
   std::vector<uint32_t> parent_;
   std::vector<uint8_t> core_;
