@@ -6,11 +6,10 @@
 // The test is |gap| <= eps on both axes, with a margin (eps * 1e-9 plus
 // 1e-12 of the largest coordinate) so that rounding in the caller's exact
 // distance can never make a pair within eps that the boxes rule out: the
-// list is a superset, the exact test is the caller's.
+// list is a superset, the exact test is the caller's.  The list is counted
+// before it is written (pair_collect.hpp).
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
-#include <cstring>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -18,6 +17,7 @@
 #include "cpu_grid.hpp"
 #include "cpu_phases.hpp"
 #include "graph.hpp"
+#include "pair_collect.hpp"
 #include "parallel.hpp"
 
 namespace gd {
@@ -35,7 +35,8 @@ bool is_geometry(uint8_t kind) { return kind == GD_ROW_POINT || kind == GD_ROW_O
 }  // namespace
 
 void candidate_pairs(const gd_box* boxes, const uint8_t* row_kind, int64_t nrows, double eps,
-                     const gd_params& params, const CancelToken& cancel, gd_pair_list* out) {
+                     const gd_params& params, const CancelToken& cancel, gd_pair_list* out,
+                     int64_t max_pairs) {
   out->pairs = nullptr;
   out->count = 0;
 
@@ -78,41 +79,23 @@ void candidate_pairs(const gd_box* boxes, const uint8_t* row_kind, int64_t nrows
   });
 
   const size_t n = sb.size();
-  const size_t grain = 512;
-  std::vector<std::vector<gd_pair>> found((n + grain - 1) / grain);
   ThreadTeam team(resolve_threads(params.threads, n), cancel);
-  team.for_dynamic(n, grain, [&](size_t begin, size_t end) {
-    std::vector<gd_pair>& mine = found[begin / grain];
-    WorkPoller poller(cancel);
-    for (size_t a = begin; a < end; ++a) {
-      const SweepBox& A = sb[a];
-      size_t b = a + 1;
-      for (; b < n && sb[b].lo - A.hi <= within; ++b) {
-        const SweepBox& B = sb[b];
-        if (std::max(B.olo - A.ohi, A.olo - B.ohi) <= within)
-          mine.push_back(A.row < B.row ? gd_pair{A.row, B.row} : gd_pair{B.row, A.row});
-      }
-      poller.add(b - a);
-    }
-  });
-
-  gather_pairs(found, out);
-}
-
-void gather_pairs(std::vector<std::vector<gd_pair>>& chunks, gd_pair_list* out) {
-  int64_t total = 0;
-  for (const auto& v : chunks) total += static_cast<int64_t>(v.size());
-  if (total == 0) return;
-  gd_pair* pairs = static_cast<gd_pair*>(std::malloc(static_cast<size_t>(total) * sizeof(gd_pair)));
-  if (!pairs) throw std::bad_alloc();
-  gd_pair* at = pairs;
-  for (auto& v : chunks) {
-    if (!v.empty()) std::memcpy(at, v.data(), v.size() * sizeof(gd_pair));
-    at += v.size();
-    std::vector<gd_pair>().swap(v);
-  }
-  out->pairs = pairs;
-  out->count = total;
+  collect_pairs(
+      n, 512, team, max_pairs, "candidate pairs",
+      [&](size_t begin, size_t end, auto&& emit) {
+        WorkPoller poller(cancel);
+        for (size_t a = begin; a < end; ++a) {
+          const SweepBox& A = sb[a];
+          size_t b = a + 1;
+          for (; b < n && sb[b].lo - A.hi <= within; ++b) {
+            const SweepBox& B = sb[b];
+            if (std::max(B.olo - A.ohi, A.olo - B.ohi) <= within)
+              emit(A.row < B.row ? gd_pair{A.row, B.row} : gd_pair{B.row, A.row});
+          }
+          poller.add(b - a);
+        }
+      },
+      out);
 }
 
 }  // namespace gd

@@ -7,16 +7,16 @@
 #include <vector>
 
 #include "backend.hpp"
+#include "pair_collect.hpp"
 
 namespace gd {
 
 // Candidate pairs (i < j) of GD_ROW_POINT / GD_ROW_OTHER rows whose boxes
-// are within eps on both axes; out->pairs is malloc'ed.
+// are within eps on both axes; out->pairs is malloc'ed.  More than
+// max_pairs pairs: GD_ERR_NOMEM, before the list is allocated.
 void candidate_pairs(const gd_box* boxes, const uint8_t* row_kind, int64_t nrows, double eps,
-                     const gd_params& params, const CancelToken& cancel, gd_pair_list* out);
-
-// Moves the pairs found in chunks (emptied) into one malloc'ed list: out.
-void gather_pairs(std::vector<std::vector<gd_pair>>& chunks, gd_pair_list* out);
+                     const gd_params& params, const CancelToken& cancel, gd_pair_list* out,
+                     int64_t max_pairs = default_max_pairs());
 
 // DBSCAN over the graph whose edges are the neighbour pairs.  dirs, when
 // given, says per edge which end sees the other (GD_EDGE_I_SEES_J,

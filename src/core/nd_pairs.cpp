@@ -1,17 +1,19 @@
 // nd_pairs.cpp — every pair of n-D points within a threshold (see
 // nd_points.hpp): the geography path asks for the pairs of unit-sphere
 // points within a chord a little longer than eps and decides each with
-// PostGIS.  Each pair is found once, from its smaller sorted position.
+// PostGIS.  Each pair is found once, from its smaller sorted position; the
+// list is counted before it is written (pair_collect.hpp).
 #include <algorithm>
 
 #include "cpu_phases.hpp"
-#include "graph.hpp"
 #include "nd_points.hpp"
+#include "pair_collect.hpp"
 
 namespace gd {
 
 void nd_neighbour_pairs(const NdPointsView& pts, const uint32_t* row_of, double eps,
-                        const gd_params& params, const CancelToken& cancel, gd_pair_list* out) {
+                        const gd_params& params, const CancelToken& cancel, gd_pair_list* out,
+                        int64_t max_pairs) {
   out->pairs = nullptr;
   out->count = 0;
   if (pts.n < 2) return;
@@ -19,35 +21,34 @@ void nd_neighbour_pairs(const NdPointsView& pts, const uint32_t* row_of, double 
   NdGrid grid = build_nd_grid(pts, eps, false, team);
   const uint32_t ncells = grid.ncells();
   const size_t grain = std::max<size_t>(1, std::min<size_t>(256, ncells / (team.size() * 32u)));
-  std::vector<std::vector<gd_pair>> found((ncells + grain - 1) / grain);
 
   dispatch_dims(pts.dims, [&](auto dims) {
     constexpr int D = decltype(dims)::value;
     // Row indexes grow with point indexes: the smaller point is the smaller row.
     const uint32_t* perm = grid.perm.data();
-    team.for_dynamic(ncells, grain, [&](size_t c0, size_t c1) {
-      std::vector<gd_pair>& mine = found[c0 / grain];
-      NdWindow window(grid);
-      WorkPoller poller(cancel);
-      PointRange rows[NdWindow::kMaxRanges];
-      for (size_t c = c0; c < c1; ++c) {
-        const int nrows = window.points_at(static_cast<uint32_t>(c), rows);
-        for (uint32_t p = grid.start[c]; p < grid.start[c + 1]; ++p) {
-          const double* pp = grid.point(p);
-          for (int r = 0; r < nrows; ++r) {
-            for (uint32_t q = std::max(rows[r].begin, p + 1); q < rows[r].end; ++q) {
-              if (within_eps_d<D>(pp, grid.point(q), eps))
-                mine.push_back(perm[p] < perm[q] ? gd_pair{row_of[perm[p]], row_of[perm[q]]}
-                                                 : gd_pair{row_of[perm[q]], row_of[perm[p]]});
+    collect_pairs(
+        ncells, grain, team, max_pairs, "neighbour pairs",
+        [&](size_t c0, size_t c1, auto&& emit) {
+          NdWindow window(grid);
+          WorkPoller poller(cancel);
+          PointRange rows[NdWindow::kMaxRanges];
+          for (size_t c = c0; c < c1; ++c) {
+            const int nrows = window.points_at(static_cast<uint32_t>(c), rows);
+            for (uint32_t p = grid.start[c]; p < grid.start[c + 1]; ++p) {
+              const double* pp = grid.point(p);
+              for (int r = 0; r < nrows; ++r) {
+                for (uint32_t q = std::max(rows[r].begin, p + 1); q < rows[r].end; ++q) {
+                  if (within_eps_d<D>(pp, grid.point(q), eps))
+                    emit(perm[p] < perm[q] ? gd_pair{row_of[perm[p]], row_of[perm[q]]}
+                                           : gd_pair{row_of[perm[q]], row_of[perm[p]]});
+                }
+                poller.add(rows[r].end - rows[r].begin);
+              }
             }
-            poller.add(rows[r].end - rows[r].begin);
           }
-        }
-      }
-    });
+        },
+        out);
   });
-
-  gather_pairs(found, out);
 }
 
 }  // namespace gd

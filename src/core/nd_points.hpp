@@ -22,6 +22,7 @@
 
 #include "backend.hpp"
 #include "cpu_window.hpp"
+#include "pair_collect.hpp"
 #include "parallel.hpp"
 
 namespace gd {
@@ -132,8 +133,10 @@ void nd_cluster(const NdPointsView& pts, const gd_params& params, const CancelTo
                 uint32_t* rep, gd_run_stats& stats);
 
 // Every pair of points within eps under the n-D predicate, as the rows
-// (row_of[point index], increasing) i < j, into out (malloc'ed).
+// (row_of[point index], increasing) i < j, into out (malloc'ed).  More
+// than max_pairs pairs: GD_ERR_NOMEM, before the list is allocated.
 void nd_neighbour_pairs(const NdPointsView& pts, const uint32_t* row_of, double eps,
-                        const gd_params& params, const CancelToken& cancel, gd_pair_list* out);
+                        const gd_params& params, const CancelToken& cancel, gd_pair_list* out,
+                        int64_t max_pairs = default_max_pairs());
 
 }  // namespace gd
