@@ -73,10 +73,16 @@ using LevelEdges = std::vector<std::vector<EdgeList>>;
 //     of depth > k (q reaches p: within(q, p)), or kNoise;
 //   - edges: p's neighbours q with depth[q] >= depth[p] > 0 join p at level
 //     depth[p] - 1 (a pair of equal depth is taken from its first point).
+//     In a small cell (its points pairwise neighbours both ways, as
+//     mark_core_points tests it) p's own-cell pairs are one edge instead, to
+//     the cell's hub, its first point of the greatest depth: at each level
+//     the points core there are then joined through the hub, as all their
+//     pairs would join them, and a cell of m points costs m edges, not
+//     m^2 / 2 (70,000 points within eps of each other took 9.8 GB).
 //     Of the neighbours in another cell, q is left out when it and one
 //     already taken from that cell see each other: both are core at that
-//     level and their own pair, taken in full within their cell (or by the
-//     largest level's union), connects them;
+//     level and their own pair, taken within their cell (in full, or through
+//     its hub; or by the largest level's union), connects them;
 //   - one_way: set for a pair of points that are core at some level and see
 //     each other one way only (see the file comment).
 LevelEdges scan_levels(const Grid& grid, double eps, const std::vector<Depth>& depth,
@@ -100,12 +106,19 @@ LevelEdges scan_levels(const Grid& grid, double eps, const std::vector<Depth>& d
     for (size_t c = c0; c < c1; ++c) {
       const uint32_t b = grid.start[c], e = grid.start[c + 1];
       bool have_cols = false;
+      bool small = false;  // the cell's points are pairwise neighbours both ways
+      uint32_t hub = b;    // then: its first point of the greatest depth
       for (uint32_t p = b; p < e; ++p) {
         const Depth dp = d[p];
         if (dp == top) continue;  // core at every level
         if (!have_cols) {
           window.cells_at(static_cast<uint32_t>(c), cols);
           have_cols = true;
+          const CellBox box = cell_box(grid, static_cast<uint32_t>(c));
+          small = within(box.x0, box.y0, box.x1, box.y1, eps) &&
+                  within(box.x1, box.y1, box.x0, box.y0, eps);
+          for (uint32_t q = b + 1; q < e; ++q)
+            if (d[q] > d[hub]) hub = q;
         }
         std::fill(first_index.begin() + dp, first_index.end(), kNoise);
         const double px = xs[p], py = ys[p];
@@ -118,6 +131,13 @@ LevelEdges scan_levels(const Grid& grid, double eps, const std::vector<Depth>& d
             for (uint32_t q = nb; q < ne; ++q) {
               const Depth dq = d[q];
               if (dq < dp || (dq == dp && (dp == 0 || q <= p))) continue;
+              if (own && small) {  // q and p see each other: no test; the edge is the hub's
+                if (dq > dp && perm[q] < first_index[dq - 1]) {
+                  first_index[dq - 1] = perm[q];
+                  first_pos[dq - 1] = q;
+                }
+                continue;
+              }
               const unsigned rel = within_each_way(px, py, xs[q], ys[q], eps);
               if (rel == 0) continue;
               if (dq > dp && (rel & 2) && perm[q] < first_index[dq - 1]) {
@@ -141,6 +161,8 @@ LevelEdges scan_levels(const Grid& grid, double eps, const std::vector<Depth>& d
             work += ne - nb;
           }
         }
+        // In a small cell one edge to the hub stands for p's pairs in it.
+        if (small && dp > 0 && hub != p) mine[dp - 1].emplace_back(p, hub);
         // Level k sees the claimers of every depth above k.
         uint32_t index = kNoise, pos = kNoise;
         for (size_t k = nlevels; k-- > dp;) {
