@@ -747,7 +747,15 @@ gpu_dbscan_params_finalfn(PG_FUNCTION_ARGS)
 	ids = MemoryContextAllocHuge(CurrentMemoryContext,
 								 Max(n, 1) * st->params.nminpoints * sizeof(int32));
 	sizes = MemoryContextAllocHuge(CurrentMemoryContext, Max(n, 1) * sizeof(int64));
-	out = palloc(st->params.neps * st->params.nminpoints * sizeof(Datum));
+	/* one row per pair: their number in 64 bits (two int counts can pass INT_MAX) */
+	if ((int64) st->params.neps * st->params.nminpoints > (int64) (MaxAllocSize / sizeof(Datum)))
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("gpu_dbscan_params: too many (eps, minpoints) pairs"),
+				 errdetail("%d eps values times %d minpoints values is more than %lld rows.",
+						   st->params.neps, st->params.nminpoints,
+						   (long long) (MaxAllocSize / sizeof(Datum)))));
+	out = palloc((Size) st->params.neps * st->params.nminpoints * sizeof(Datum));
 	for (e = 0; e < st->params.neps; e++)
 	{
 		cluster_state(st, st->params.eps[e], minpoints, st->params.nminpoints, ids);
