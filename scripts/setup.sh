@@ -37,7 +37,7 @@ GD_DEBS=(
 	build-essential cmake ca-certificates
 	postgresql-15 postgresql-server-dev-15 postgresql-15-postgis-3
 	postgresql-15-pgtap libtap-parser-sourcehandler-pgtap-perl
-	libgtest-dev
+	libgtest-dev valgrind
 )
 
 install_packages() {

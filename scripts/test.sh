@@ -8,7 +8,8 @@
 #   4. the pgTAP suite test/pgtap/*.sql with pg_prove, in a fresh database;
 #   5. reliability (issue 5): the decoder fuzzer for 60 s (when clang is
 #      there), the core's differential fuzzer (3000 seeded sets), 50 cancels
-#      of a 2M-point clustering, 1000 queries in one session (memory flat).
+#      of a 2M-point clustering, 1000 queries in one session (memory flat),
+#      the CPU unit tests under valgrind memcheck (about 6 minutes).
 #
 # Ends with one line "N passed, M failed" (the sum of each runner's own
 # counts: ctest tests, pg_regress tests, pgTAP assertions; skipped tests are
@@ -24,7 +25,7 @@ setup_args=(--no-demo)
 for arg in "$@"; do
 	case $arg in
 		--no-apt) setup_args+=(--no-apt) ;;
-		-h | --help) sed -n '2,20p' "$0"; exit 0 ;;
+		-h | --help) sed -n '2,21p' "$0"; exit 0 ;;
 		*) gd_die "unknown argument $arg (see --help)" ;;
 	esac
 done
@@ -170,7 +171,7 @@ record "pgTAP (pg_prove)" "$tap_pass" "$tap_fail" "$tap_skip" "$(gd_seconds_sinc
 # --- 5. reliability (test/reliability/, test/fuzz/) ------------------------------
 # Each check prints one summary line and counts as one test.
 echo
-echo "== reliability (fuzzers, cancels, leaks)"
+echo "== reliability (fuzzers, cancels, leaks, valgrind)"
 t0=$(gd_now)
 rel_pass=0
 rel_fail=0
@@ -196,6 +197,12 @@ fi
 rel_check core-diff bash "$GD_ROOT/test/fuzz/core_diff.sh" --build "$GD_BUILD_DIR" --sets 3000 --seed 1
 rel_check cancel bash "$GD_ROOT/test/reliability/cancel.sh"
 rel_check leak bash "$GD_ROOT/test/reliability/leak.sh"
+if command -v valgrind >/dev/null 2>&1; then
+	rel_check valgrind bash "$GD_ROOT/test/reliability/valgrind.sh"
+else
+	echo "valgrind: skipped (not installed)"
+	rel_skip=$((rel_skip + 1))
+fi
 record "reliability" "$rel_pass" "$rel_fail" "$rel_skip" "$(gd_seconds_since "$t0")"
 
 summary+=("$(printf '  %-28s %6s passed %4s failed %4s skipped %7s s' "all" \

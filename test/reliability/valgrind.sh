@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# test/reliability/valgrind.sh — the core's CPU unit tests under valgrind
+# memcheck: no invalid read or write, no use of an uninitialised value, no
+# leak (definite, indirect or possible), no mismatched free.
+#
+#   test/reliability/valgrind.sh [--quick | --filter GTEST_FILTER] [--build DIR]
+#
+# Builds gd_unit_tests without CUDA, with -O1 -g (valgrind's reports then
+# name lines; -O1 keeps the core's loops bounded under valgrind's ~30x
+# slowdown), in DIR (default build-valgrind/ of the checkout: the main build
+# folder is left alone), then runs it under
+#   valgrind --tool=memcheck --leak-check=full --show-leak-kinds=all
+#            --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=1
+# with no suppression file: nothing in the core or GoogleTest needs one
+# ("still reachable" blocks, which are not errors, are listed in the log).
+#
+# Tests: every CPU test (the *Gpu* suites need a device) except
+#   Api.MoreThanInt32MaxPointsIsInvalid, which walks 2^31 mmap'ed rows to
+#   reach its error, and CandidatePairs.PastTheMemoryLimitThroughTheApi,
+#   which counts about 1.4e9 pairs to reach its: both are loops with no
+#   allocation that take minutes to hours under valgrind (the smaller
+#   PairLimit tests cover the same allocation and error paths).
+# --quick also leaves out the six slowest tests (the biggest data sets of the
+# Exact suite, the thread-count comparison), which the smaller tests of the
+# same suites cover, for about half the time.  scripts/test.sh runs the
+# whole set (about 6 minutes on the 2-core machine; README.md, Reliability).
+#
+# Prints one line: tests run, failed tests, valgrind errors, leaked bytes,
+# seconds; exits nonzero when a test fails or valgrind reports an error.
+set -uo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+BUILD=$ROOT/build-valgrind
+ALWAYS_OUT='*Gpu*:Api.MoreThanInt32MaxPointsIsInvalid:CandidatePairs.PastTheMemoryLimitThroughTheApi'
+QUICK_OUT='Exact.LargerAdversarialSetsMatchPostgisRowOrder:Exact.UnderflowLatticesMatchPostgisRowOrder:Api.AutoThreadsMatchesOneThread:Exact.MixedSignNearZeroMatchPostgisRowOrder:Exact.TinyEpsBoxEdgesMatchPostgisRowOrder:Exact.BoxEdgesMatchPostgisRowOrder'
+FILTER="-$ALWAYS_OUT"
+MODE=full
+while [[ $# -gt 0 ]]; do
+	case $1 in
+		--quick) FILTER="-$ALWAYS_OUT:$QUICK_OUT"; MODE=quick; shift ;;
+		--filter) FILTER=$2; MODE=filter; shift 2 ;;
+		--build) BUILD=$2; shift 2 ;;
+		-h | --help) sed -n '2,28p' "$0"; exit 0 ;;
+		*) echo "valgrind: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+
+if ! command -v valgrind >/dev/null 2>&1; then
+	echo "valgrind: not installed (apt-get install valgrind)" >&2
+	exit 1
+fi
+
+t0=$(date +%s)
+echo "building gd_unit_tests (CPU only, -O1 -g) in $BUILD"
+mkdir -p "$BUILD"
+if ! cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG='-O1 -g' \
+	-DGD_WITH_CUDA=OFF -DGD_BUILD_BENCH=OFF >"$BUILD/build.log" 2>&1 ||
+	! cmake --build "$BUILD" --target gd_unit_tests -j"$(nproc)" >>"$BUILD/build.log" 2>&1; then
+	tail -n 30 "$BUILD/build.log"
+	echo "valgrind: build failed (see $BUILD/build.log)"
+	exit 1
+fi
+
+log=$BUILD/valgrind.log
+out=$BUILD/valgrind-tests.log
+echo "running gd_unit_tests --gtest_filter=$FILTER under valgrind ($MODE)"
+t1=$(date +%s)
+valgrind --tool=memcheck --leak-check=full --show-leak-kinds=all \
+	--errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99 \
+	--log-file="$log" \
+	"$BUILD/gd_unit_tests" --gtest_filter="$FILTER" >"$out" 2>&1
+rc=$?
+secs=$(($(date +%s) - t1))
+
+ran=$(sed -nE 's/^\[==========\] ([0-9]+) tests? from .* ran\..*/\1/p' "$out" | tail -n 1)
+passed=$(sed -nE 's/^\[  PASSED  \] ([0-9]+) tests?\./\1/p' "$out" | tail -n 1)
+errors=$(sed -nE 's/.*ERROR SUMMARY: ([0-9]+) errors?.*/\1/p' "$log" | tail -n 1)
+leak() {  # leak KIND: bytes valgrind lists as KIND lost (0 when the line is absent)
+	local b
+	b=$(sed -nE "s/.*$1 lost: ([0-9,]+) bytes.*/\\1/p" "$log" | tail -n 1 | tr -d ,)
+	echo "${b:-0}"
+}
+definite=$(leak definitely)
+indirect=$(leak indirectly)
+possible=$(leak possibly)
+ran=${ran:-0}
+passed=${passed:-0}
+errors=${errors:-unknown}
+
+status=ok
+if [[ $rc -ne 0 || $ran -eq 0 || $passed -ne $ran || $errors != 0 ||
+	$definite != 0 || $indirect != 0 || $possible != 0 ]]; then
+	status=FAILED
+	grep -E '^\[  FAILED  \]' "$out" | head -n 20
+	grep -E '^==[0-9]+== (Invalid|Conditional|Use of|Mismatched|[0-9,]+ bytes in)' -A 8 "$log" | head -n 60
+fi
+echo "valgrind memcheck ($MODE): $ran tests, $((ran - passed)) failed, $errors errors," \
+	"leaks definite $definite B, indirect $indirect B, possible $possible B;" \
+	"$secs s under valgrind ($(($(date +%s) - t0)) s with the build): $status (logs: $log, $out)"
+[[ $status == ok ]]
