@@ -39,7 +39,7 @@
 -- pair: their number is taken in 64 bits.
 \ir lib/prelude.sql
 
-SELECT plan(12);
+SELECT plan(14);
 
 SET LOCAL gpu_dbscan.backend = 'cpu';
 
@@ -78,6 +78,25 @@ SELECT is((SELECT string_agg(format('%s x %s', c, n), ', ' ORDER BY c)
 		  '{NULL,0,NULL} x 70000, {NULL,NULL,NULL} x 1',
 		  'the sweep over minpoints 70,001, 70,000 and 2^31 - 1 gives each the answer above');
 
+-- The same on the GPU, where one is usable (its count runs per point too).
+CREATE FUNCTION pg_temp.gpu_probe(OUT usable boolean) LANGUAGE plpgsql SET gpu_dbscan.backend = 'gpu' AS $$
+BEGIN
+	PERFORM gpu_dbscan(geom, 1, 2) OVER () FROM (VALUES ('POINT(0 0)'::geometry), ('POINT(0 1)')) v(geom);
+	usable := true;
+EXCEPTION WHEN OTHERS THEN
+	usable := false;
+END
+$$;
+SELECT usable AS gpu_usable FROM pg_temp.gpu_probe() \gset
+\if :gpu_usable
+SET LOCAL gpu_dbscan.backend = 'gpu';
+SELECT is(pg_temp.disk_ids(70000), '0 x 70000, noise x 1', 'on the GPU, minpoints 70,000: one cluster, the far point noise');
+SELECT is(pg_temp.disk_ids(70001), 'noise x 70001', 'on the GPU, minpoints 70,001: all noise');
+SET LOCAL gpu_dbscan.backend = 'cpu';
+\else
+SELECT skip('no usable GPU', 2);
+\endif
+
 -- The same construction, small enough for ST_ClusterDBSCAN.
 CREATE TEMP TABLE small_disk AS
 SELECT r AS id,
@@ -111,20 +130,20 @@ EXCEPTION WHEN others THEN
 END
 $$;
 
-SELECT diag(format('half the physical memory holds %s pairs: %s rows give more',
-				   (pg_temp.rows_past_pair_limit() - 2) ^ 2 / 1.01 ^ 2 / 2, pg_temp.rows_past_pair_limit()));
+SELECT diag(format('half the physical memory holds about %s pairs: %s rows give more',
+				   round((pg_temp.rows_past_pair_limit() - 2) ^ 2 / 1.01 ^ 2 / 2), pg_temp.rows_past_pair_limit()));
 
 CREATE TEMP TABLE many_polys AS
 SELECT r AS id, 'POLYGON((0 0, 1 0, 1 1, 0 0))'::geometry AS geom
 FROM generate_series(1, pg_temp.rows_past_pair_limit()) r;
-SELECT matches(pg_temp.error_of('SELECT count(gpu_dbscan(geom, 0.5, 2) OVER ()) FROM many_polys'),
+SELECT matches(pg_temp.error_of('SELECT count(c) FROM (SELECT gpu_dbscan(geom, 0.5, 2) OVER () AS c FROM many_polys) s'),
 			   '^53200 gpu_dbscan: out of memory: too many candidate pairs in one partition',
 			   'non-point rows: more candidate pairs than memory holds is a clean out-of-memory error');
 
 CREATE TEMP TABLE many_geog AS
 SELECT r AS id, ST_SetSRID(ST_MakePoint(10 + (r % 100) * 1e-7, 20 + (r / 100) * 1e-7), 4326)::geography AS geog
 FROM generate_series(1, pg_temp.rows_past_pair_limit()) r;
-SELECT matches(pg_temp.error_of('SELECT count(gpu_dbscan(geog, 1000, 2) OVER ()) FROM many_geog'),
+SELECT matches(pg_temp.error_of('SELECT count(c) FROM (SELECT gpu_dbscan(geog, 1000, 2) OVER () AS c FROM many_geog) s'),
 			   '^53200 gpu_dbscan: out of memory: too many neighbour pairs in one partition',
 			   'geography points: more neighbour pairs than memory holds is a clean out-of-memory error');
 
