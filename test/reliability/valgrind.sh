@@ -22,7 +22,7 @@
 #   PairLimit tests cover the same allocation and error paths).
 # --quick also leaves out the six slowest tests (the biggest data sets of the
 # Exact suite, the thread-count comparison), which the smaller tests of the
-# same suites cover, for about half the time.  scripts/test.sh runs the
+# same suites cover (291 tests in 257 s against 297 in 317 s).  scripts/test.sh runs the
 # whole set (about 6 minutes on the 2-core machine; README.md, Reliability).
 #
 # Prints one line: tests run, failed tests, valgrind errors, leaked bytes,
