@@ -19,7 +19,7 @@
 #include "guc.h"
 
 int			gd_backend_setting = GD_SETTING_AUTO;
-int			gd_gpu_min_rows = 100000;
+int			gd_gpu_min_rows = 10000;
 int			gd_threads = 0;
 int			gd_device = 0;
 int			gd_device_memory_budget_mb = 0;
@@ -88,11 +88,16 @@ gd_define_gucs(void)
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);
 
+	/*
+	 * 10000: the GPU wins from about 3k-10k rows a partition once the session
+	 * has a CUDA context (H100, BENCHMARKS.md, "gpu_min_rows"); below, the
+	 * CPU path is as fast or faster.
+	 */
 	DefineCustomIntVariable("gpu_dbscan.gpu_min_rows",
 							"Smallest partition that gpu_dbscan.backend = auto sends to the GPU.",
 							NULL,
 							&gd_gpu_min_rows,
-							100000, 0, INT_MAX,
+							10000, 0, INT_MAX,
 							PGC_USERSET, 0,
 							NULL, NULL, NULL);
 

@@ -14,7 +14,7 @@ SELECT is((SELECT l.backend FROM gpu_dbscan_last_run() l), NULL, 'gpu_dbscan_las
 -- Built-in defaults (boot values: a session may run with PGOPTIONS that set others).
 SELECT is((SELECT boot_val FROM pg_settings WHERE name = 'gpu_dbscan.' || n), v,
 		  format('gpu_dbscan.%s defaults to %s', n, v))
-FROM (VALUES ('backend', 'auto'), ('gpu_min_rows', '100000'), ('threads', '0'), ('device', '0'),
+FROM (VALUES ('backend', 'auto'), ('gpu_min_rows', '10000'), ('threads', '0'), ('device', '0'),
 			 ('device_memory_budget', '0')) d(n, v);
 
 -- Runs gd_test.labels with settings (name, value, name, value, ...) in
