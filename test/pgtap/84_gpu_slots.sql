@@ -146,7 +146,7 @@ SELECT dblink_exec('c1', 'RESET statement_timeout') AS done \gset
 
 -- An error caught by a subtransaction frees the slot, and the same
 -- transaction takes one again (the module forgets the slot it held).
-SELECT dblink_exec('c2', $$CREATE FUNCTION pg_temp.twice() RETURNS float8 LANGUAGE plpgsql AS $f$
+SELECT dblink_exec('c2', $q$CREATE FUNCTION pg_temp.twice() RETURNS float8 LANGUAGE plpgsql AS $f$
 BEGIN
 	BEGIN
 		PERFORM gd_test_slot_probe(5000, -1);
@@ -154,7 +154,7 @@ BEGIN
 	END;
 	PERFORM gd_test_slot_probe(1500, -1);
 	RETURN 1;
-END $f$$$) AS done \gset
+END $f$ $q$) AS done \gset
 SELECT dblink_exec('c2', 'SET statement_timeout = 300') AS done \gset
 SELECT pg_temp.send(2, 'SELECT pg_temp.twice()') AS sent \gset
 SELECT pg_sleep(1.0) \gset
