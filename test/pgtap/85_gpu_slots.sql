@@ -1,4 +1,4 @@
--- 84_gpu_slots: the cap on sessions using the GPU at once
+-- 85_gpu_slots: the cap on sessions using the GPU at once
 -- (gpu_dbscan.max_gpu_sessions, src/gpu_slots.c) without a GPU.
 --
 -- The settings: the cap is SIGHUP only (SET fails for a superuser and for an
