@@ -15,6 +15,7 @@
 #include "utils/timestamp.h"
 
 #include "core_bridge.h"
+#include "gpu_slots.h"
 #include "guc.h"
 
 /* Statistics of the session's last clustering, for gpu_dbscan_last_run(). */
@@ -24,6 +25,7 @@ typedef struct LastRun
 	const char *backend;
 	int64		rows;
 	gd_run_stats stats;
+	double		slot_wait_ms;	/* waiting for a GPU slot (gpu_slots.c) */
 } LastRun;
 
 static LastRun last_run;
@@ -199,8 +201,27 @@ cluster_points_job(const PointsInput *in, const uint8_t *row_kind, int64_t nrows
 	gd_run_stats stats;
 	gd_error	err;
 	gd_status	status;
+	double		waited = 0;
+	bool		slot = false;
 
+	/* the GPU serves neither sweeps nor point types: no slot for those */
+	if (backend == GD_BACKEND_GPU && job->nminpoints == 1 && !job->types)
+	{
+		slot = gd_gpu_slot_acquire(gd_backend_setting == GD_SETTING_GPU ? -1 :
+								   gd_gpu_wait_timeout_ms, &waited);
+		if (!slot)
+		{
+			ereport(NOTICE,
+					(errmsg("gpu_dbscan: no GPU slot free after %.0f ms, clustering on the CPU instead",
+							waited),
+					 errdetail("gpu_dbscan.max_gpu_sessions = %d sessions are using the GPU.",
+							   gd_max_gpu_sessions)));
+			backend = GD_BACKEND_CPU;
+		}
+	}
 	status = call_core(in, row_kind, nrows, job, backend, &stats, &err);
+	if (slot)
+		gd_gpu_slot_release();
 	if (status != GD_OK && backend == GD_BACKEND_GPU &&
 		gd_backend_setting == GD_SETTING_AUTO && is_device_failure(status))
 	{
@@ -216,6 +237,7 @@ cluster_points_job(const PointsInput *in, const uint8_t *row_kind, int64_t nrows
 	last_run.backend = stats.backend == GD_BACKEND_GPU ? "gpu" : "cpu";
 	last_run.rows = nrows;
 	last_run.stats = stats;
+	last_run.slot_wait_ms = waited;
 	if (last_run.stats.points == 0)
 		last_run.stats.points = npoints;
 }
@@ -362,14 +384,15 @@ PG_FUNCTION_INFO_V1(gpu_dbscan_last_run);
 
 /*
  * gpu_dbscan_last_run(): back end, sizes and phase times (ms) of this
- * session's last clustering; NULL before the first.
+ * session's last clustering, and its wait for a GPU slot; NULL before the
+ * first.
  */
 Datum
 gpu_dbscan_last_run(PG_FUNCTION_ARGS)
 {
 	TupleDesc	tupdesc;
-	Datum		values[11];
-	bool		nulls[11];
+	Datum		values[12];
+	bool		nulls[12];
 	const gd_run_stats *s = &last_run.stats;
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
@@ -389,5 +412,6 @@ gpu_dbscan_last_run(PG_FUNCTION_ARGS)
 	values[8] = Float8GetDatum(s->t_union * 1000.0);
 	values[9] = Float8GetDatum(s->t_label * 1000.0);
 	values[10] = Float8GetDatum(s->t_total * 1000.0);
+	values[11] = Float8GetDatum(last_run.slot_wait_ms);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls)));
 }

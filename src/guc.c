@@ -9,6 +9,10 @@
  * order of changes (a cap lowered by a reload also lowers budgets set
  * before), and the cap itself when the budget is 0 ("let it choose"); the
  * read-only gpu_dbscan.effective_device_memory_budget shows it.
+ *
+ * A budget bounds one session; gpu_dbscan.max_gpu_sessions (SIGHUP) bounds
+ * how many sessions use the GPU at once (gpu_slots.c), so the card holds at
+ * most max_gpu_sessions budgets plus each process's CUDA context.
  */
 #include "postgres.h"
 
@@ -25,6 +29,8 @@ int			gd_device = 0;
 int			gd_device_memory_budget_mb = 0;
 int			gd_device_memory_budget_setting_mb = 0;
 int			gd_max_device_memory_mb = 0;
+int			gd_max_gpu_sessions = 4;
+int			gd_gpu_wait_timeout_ms = 10000;
 
 static const struct config_enum_entry backend_options[] = {
 	{"auto", GD_SETTING_AUTO, false},
@@ -149,6 +155,32 @@ gd_define_gucs(void)
 							0, 0, INT_MAX,
 							PGC_USERSET, GUC_UNIT_MB,
 							check_device_memory_budget, assign_device_memory_budget, NULL);
+
+	/*
+	 * 4 by default: kernels of several processes share the GPU by time
+	 * slices, so a few concurrent users keep it busy (one's transfers under
+	 * another's kernels) and more only add device memory; 4 budgets of the
+	 * default half of the free memory, or of a cap, fit a card that 16
+	 * would exhaust.
+	 */
+	DefineCustomIntVariable("gpu_dbscan.max_gpu_sessions",
+							"Most sessions that use the GPU at once; 0 = no limit.",
+							"Set by the administrator.  Others wait for a slot "
+							"(backend = auto at most gpu_dbscan.gpu_wait_timeout, "
+							"then the CPU).",
+							&gd_max_gpu_sessions,
+							4, 0, 1024,
+							PGC_SIGHUP, 0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpu_dbscan.gpu_wait_timeout",
+							"How long backend = auto waits for a GPU slot before "
+							"clustering on the CPU; -1 waits as long as it takes.",
+							"backend = gpu always waits until a slot frees.",
+							&gd_gpu_wait_timeout_ms,
+							10000, -1, INT_MAX,
+							PGC_USERSET, GUC_UNIT_MS,
+							NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("gpu_dbscan");
 }

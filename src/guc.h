@@ -20,6 +20,8 @@ extern int	gd_device_memory_budget_setting_mb;	/* gpu_dbscan.device_memory_budge
 extern int	gd_max_device_memory_mb;	/* gpu_dbscan.max_device_memory */
 /* what the GPU back end may hold (MB): min(budget, cap), the cap for budget 0 */
 extern int	gd_device_memory_budget_mb;
+extern int	gd_max_gpu_sessions;	/* gpu_dbscan.max_gpu_sessions; 0 = no cap */
+extern int	gd_gpu_wait_timeout_ms;	/* gpu_dbscan.gpu_wait_timeout; -1 = none */
 
 extern void gd_define_gucs(void);
 

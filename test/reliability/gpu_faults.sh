@@ -7,8 +7,17 @@
 #   bash pgkit/install-on-device.sh >/tmp/pgkit.log 2>&1; . /opt/pgkit/pgkit.env;
 #   make CORE_BUILD=build-gpu-dev install; bash test/reliability/gpu_faults.sh
 #
-#   test/reliability/gpu_faults.sh [--load-seconds N] [--sessions K] [--steps "a b c d e f"]
-#                                  [--fuzz-seconds T] [--core-build DIR]
+#   test/reliability/gpu_faults.sh [--load-seconds N] [--sessions K] [--gpu-sessions M]
+#                                  [--steps "a b c d e f"] [--fuzz-seconds T] [--core-build DIR]
+#                                  [--detach DIR | --collect DIR [--collect-wait S]]
+#
+# --detach DIR runs the rest in the background under setsid, logs and
+# summary in DIR, and returns at once (for runs longer than a command may
+# take); --collect DIR waits up to S s (540) for it, prints the summary,
+# copies DIR to $OUT when set, and exits with the run's status (3: still
+# running, call again).  E.g. a 10-minute load:
+#   bash test/reliability/gpu_faults.sh --steps d --load-seconds 600 --detach /tmp/gd-load
+#   OUT=$OUT bash test/reliability/gpu_faults.sh --collect /tmp/gd-load   (repeat while 3)
 #
 # Steps (about 6 minutes with the defaults):
 #   pre  the data (1M and 2M uniform points, a 20,000-point check set), the
@@ -24,11 +33,18 @@
 #        read (pg_cancel_backend and statement_timeout), each within 1 s, the
 #        next query right; then pg_terminate_backend during GPU work 5
 #        times: the server stays up, device memory returns to its level
-#   d    the cap: gpu_dbscan.max_device_memory = 64MB makes a 2M-point GPU
-#        run fail with that budget; then K sessions (default 16) cluster 1M
-#        points each on the GPU for N seconds (default 120) under a 2GB cap:
-#        every answer the CPU's, device memory (nvidia-smi, every second)
-#        bounded, throughput
+#   d    the caps: gpu_dbscan.max_device_memory = 64MB makes a 2M-point GPU
+#        run fail with that budget; with gpu_dbscan.max_gpu_sessions = 1
+#        and the slot held 6 s by another session (the test-only probe of
+#        src/gpu_slots.c), auto gives up after gpu_wait_timeout with a
+#        NOTICE and the CPU's answer, gpu waits and gives the GPU's; then
+#        K sessions (default 16) cluster 1M points each on the GPU for N
+#        seconds (default 120) under a 2GB cap and max_gpu_sessions = M
+#        (--gpu-sessions, default 4): every answer the CPU's and from the
+#        GPU, every session served, at most M slot holders in pg_locks
+#        (sampled every second), device memory (nvidia-smi, every second)
+#        under M x 2GB + K x an idle session's CUDA context, slot waits
+#        (gpu_dbscan_last_run().slot_wait_ms) and throughput
 #   e    leak.sh on the GPU: 1000 queries in one session, backend RSS and
 #        device memory flat
 #   f    test/fuzz/core_diff.sh --gpu for 60 s (--fuzz-seconds): random small
@@ -49,20 +65,62 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 LOAD_SECONDS=120
 SESSIONS=16
+GPU_SESSIONS=4
 STEPS="pre a b c d e f"
 FUZZ_SECONDS=60
 CORE_BUILD=build-gpu-dev
+DETACH=
+COLLECT=
+COLLECT_WAIT=540
+args=("$@")
 while [[ $# -gt 0 ]]; do
 	case $1 in
 		--load-seconds) LOAD_SECONDS=$2; shift 2 ;;
 		--sessions) SESSIONS=$2; shift 2 ;;
+		--gpu-sessions) GPU_SESSIONS=$2; shift 2 ;;
 		--steps) STEPS="pre $2"; shift 2 ;;
 		--fuzz-seconds) FUZZ_SECONDS=$2; shift 2 ;;
 		--core-build) CORE_BUILD=$2; shift 2 ;;
-		-h | --help) sed -n '2,48p' "$0"; exit 0 ;;
+		--detach) DETACH=$2; shift 2 ;;
+		--collect) COLLECT=$2; shift 2 ;;
+		--collect-wait) COLLECT_WAIT=$2; shift 2 ;;
+		-h | --help) sed -n '2,62p' "$0"; exit 0 ;;
 		*) echo "gpu_faults: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
+
+# --detach DIR: the same run in its own session (setsid), writing to DIR;
+# returns at once.  --collect DIR: waits for it (at most COLLECT_WAIT s; exit
+# 3 while it still runs), prints the summary, copies DIR to $OUT when set.
+if [[ -n $DETACH ]]; then
+	mkdir -p "$DETACH" || exit 2
+	rm -f "$DETACH/exit"
+	rest=()
+	for ((i = 0; i < ${#args[@]}; i++)); do
+		if [[ ${args[i]} == --detach ]]; then i=$((i + 1)); else rest+=("${args[i]}"); fi
+	done
+	OUT=$DETACH DETACHED_DIR=$DETACH setsid bash "$0" "${rest[@]}" >"$DETACH/run.log" 2>&1 </dev/null &
+	echo $! >"$DETACH/pid"
+	echo "gpu_faults: running detached as pid $! (logs in $DETACH; collect with --collect $DETACH)"
+	exit 0
+fi
+if [[ -n $COLLECT ]]; then
+	[[ -f $COLLECT/pid ]] || { echo "gpu_faults: no detached run in $COLLECT" >&2; exit 2; }
+	end=$((SECONDS + COLLECT_WAIT))
+	while [[ ! -f $COLLECT/exit ]] && kill -0 "$(cat "$COLLECT/pid")" 2>/dev/null && ((SECONDS < end)); do
+		sleep 5
+	done
+	if [[ -n ${OUT:-} && $OUT != "$COLLECT" ]]; then mkdir -p "$OUT" && cp -r "$COLLECT"/. "$OUT"/; fi
+	if [[ ! -f $COLLECT/exit ]] && kill -0 "$(cat "$COLLECT/pid")" 2>/dev/null; then
+		echo "gpu_faults: still running after ${COLLECT_WAIT} s; so far:"
+		cat "$COLLECT/summary.txt" 2>/dev/null
+		tail -n 3 "$COLLECT/d-samples.log" 2>/dev/null
+		exit 3
+	fi
+	cat "$COLLECT/summary.txt" 2>/dev/null
+	[[ -f $COLLECT/exit ]] || { echo "gpu_faults: the run ended without an exit status (killed?); run.log:"; tail -n 20 "$COLLECT/run.log"; exit 1; }
+	exit "$(cat "$COLLECT/exit")"
+fi
 
 PGKIT_ENV=${PGKIT_ENV:-/opt/pgkit/pgkit.env}
 # shellcheck disable=SC1090
@@ -120,7 +178,9 @@ cleanup() {
 	[[ -n $hog_pid ]] && kill "$hog_pid" 2>/dev/null
 	[[ ${#workers[@]} -gt 0 ]] && kill "${workers[@]}" 2>/dev/null
 	rel_psql "$DB" -c "LOAD 'gpu_dbscan'" -c "ALTER SYSTEM RESET gpu_dbscan.max_device_memory" \
-		-c "SELECT pg_reload_conf()" >/dev/null 2>&1
+		-c "ALTER SYSTEM RESET gpu_dbscan.max_gpu_sessions" -c "SELECT pg_reload_conf()" \
+		-c "DROP FUNCTION IF EXISTS public.gd_test_slot_probe(int, int)" >/dev/null 2>&1
+	[[ -n ${DETACHED_DIR:-} ]] && echo "$failed" >"$DETACHED_DIR/exit"
 }
 trap cleanup EXIT
 
@@ -277,12 +337,17 @@ if has_step c; then
 	fi
 fi
 
-# --- d: the cap, then K sessions at once -----------------------------------------------
-set_cap() {
-	rel_psql "$DB" -c "LOAD 'gpu_dbscan'" -c "ALTER SYSTEM SET gpu_dbscan.max_device_memory = '$1'" \
-		-c "SELECT pg_reload_conf()" >/dev/null &&
+# --- d: the caps, then K sessions at once ---------------------------------------------
+# set_conf NAME VALUE: ALTER SYSTEM SET (RESET for VALUE "reset") and a reload.
+set_conf() {
+	local sql="ALTER SYSTEM SET $1 = '$2'"
+	[[ $2 == reset ]] && sql="ALTER SYSTEM RESET $1"
+	rel_psql "$DB" -c "LOAD 'gpu_dbscan'" -c "$sql" -c "SELECT pg_reload_conf()" >/dev/null &&
 		sleep 1
 }
+set_cap() { set_conf gpu_dbscan.max_device_memory "$1"; }
+# the slot locks of gpu_slots.c: holders of a slot, and sessions in the line
+SLOT_LOCKS="SELECT count(*) FILTER (WHERE objid >= 1 AND granted) || ' ' || count(*) FILTER (WHERE objid = 0 OR NOT granted) FROM pg_locks WHERE locktype = 'advisory' AND database = 0 AND objsubid = 18244"
 if has_step d; then
 	set_cap 64MB || fail "d: ALTER SYSTEM"
 	capped=$(in_session "$GPU" "SHOW gpu_dbscan.effective_device_memory_budget" "$Q2M")
@@ -293,7 +358,42 @@ if has_step d; then
 		fail "d: cap 64MB: gpu gave '$capped', auto gave '$capped_auto'"
 	fi
 	set_cap 2GB || fail "d: ALTER SYSTEM"
+
+	# One slot, held by the test-only probe of gpu_slots.c for 6 s: backend =
+	# auto gives up after gpu_wait_timeout (NOTICE, the CPU's answer), backend
+	# = gpu waits for the slot and gives the GPU's answer.
+	set_conf gpu_dbscan.max_gpu_sessions 1 || fail "d: ALTER SYSTEM"
+	rel_psql "$DB" -c "CREATE OR REPLACE FUNCTION public.gd_test_slot_probe(int, int) RETURNS float8
+		AS '\$libdir/gpu_dbscan', 'gpu_dbscan_slot_probe' LANGUAGE C VOLATILE STRICT" >/dev/null
+	"$REL_PSQL" -X -q -A -t -d "$DB" -c "SELECT gd_test_slot_probe(6000, -1)" >"$OUT/d-probe.log" 2>&1 &
+	probe_pid=$!
+	sleep 1
+	held=$(rel_psql "$DB" -c "$SLOT_LOCKS")
+	slot_auto=$(in_session auto "SET client_min_messages = notice" "SET gpu_dbscan.gpu_wait_timeout = '500ms'" "$Q1M" \
+		"SELECT backend FROM gpu_dbscan_last_run()")
+	slot_gpu=$(in_session "$GPU" "$Q1M" "SELECT backend || ' ' || round(slot_wait_ms) FROM gpu_dbscan_last_run()")
+	wait "$probe_pid"
+	rel_psql "$DB" -c "DROP FUNCTION public.gd_test_slot_probe(int, int)" >/dev/null
+	gpu_wait=${slot_gpu##* }
+	if [[ $held == "1 0" && $slot_auto == *"no GPU slot free"* && $slot_auto == *"$cpu_1m"* && $slot_auto == *cpu &&
+		$slot_gpu == *"$cpu_1m"* && $slot_gpu == *"$GPU "* && $gpu_wait =~ ^[0-9]+$ && $gpu_wait -ge 1000 ]]; then
+		note "d: max_gpu_sessions 1, the slot held 6 s by another session: auto (gpu_wait_timeout 500ms) -> $(grep -m1 'no GPU slot' <<<"$slot_auto" | cut -c1-120) and the CPU's answer; gpu -> waited $gpu_wait ms for the slot, the GPU's answer"
+	else
+		fail "d: max_gpu_sessions 1: slot locks '$held' (want '1 0'); auto gave '$slot_auto'; gpu gave '$slot_gpu' (want a wait >= 1000 ms)"
+	fi
+
+	# K sessions x 1M points for N s, at most GPU_SESSIONS of them on the GPU.
+	set_conf gpu_dbscan.max_gpu_sessions "$GPU_SESSIONS" || fail "d: ALTER SYSTEM"
 	m0=$(smi_used)
+	# the device memory of an idle session that has used the GPU: its CUDA
+	# context, which stays with the process (slots bound the runs, not these)
+	rel_session_start "$DB" || fail "d: no session"
+	rel_query "SET gpu_dbscan.backend = '$GPU'; $(rel_check_query)"
+	sleep 1
+	m_ctx=$(smi_used)
+	rel_session_stop
+	ctx=1024
+	[[ $m0 =~ ^[0-9]+$ && $m_ctx =~ ^[0-9]+$ && $m_ctx -gt $m0 ]] && ctx=$((m_ctx - m0))
 	deadline=$(awk -v n="$(rel_now)" -v s="$LOAD_SECONDS" 'BEGIN { printf "%.0f", n + s }')
 	worker() {
 		local i=$1 t0
@@ -301,10 +401,11 @@ if has_step d; then
 		rel_query "SET gpu_dbscan.backend = '$GPU';"
 		while awk -v n="$(rel_now)" -v d="$deadline" 'BEGIN { exit !(n < d) }'; do
 			t0=$(rel_now)
-			if ! rel_query "$Q1M" 600; then
+			if ! rel_query "$Q1M SELECT backend || ' ' || slot_wait_ms FROM gpu_dbscan_last_run();" 600; then
 				echo "$i 600 timeout" >>"$OUT/load-$i.log"
 				break
 			fi
+			# session, seconds, md5, backend, ms waited for a slot
 			echo "$i $(rel_secs "$t0" "$(rel_now)") ${REL_OUT//$'\n'/ }" >>"$OUT/load-$i.log"
 		done
 		rel_session_stop
@@ -317,29 +418,44 @@ if has_step d; then
 		workers+=($!)
 	done
 	peak=0
+	max_holders=0
+	max_line=0
 	running() { local p; for p in "${workers[@]}"; do kill -0 "$p" 2>/dev/null && return 0; done; return 1; }
+	: >"$OUT/d-samples.log"
 	while running; do
 		m=$(smi_used)
 		[[ $m =~ ^[0-9]+$ && $m -gt $peak ]] && peak=$m
+		read -r h q < <(rel_psql "$DB" -c "$SLOT_LOCKS" 2>/dev/null || echo "? ?")
+		[[ $h =~ ^[0-9]+$ && $h -gt $max_holders ]] && max_holders=$h
+		[[ $q =~ ^[0-9]+$ && $q -gt $max_line ]] && max_line=$q
+		echo "$(rel_secs "$t0" "$(rel_now)") mem=${m:-?} holders=$h line=$q" >>"$OUT/d-samples.log"
 		sleep 1
 	done
 	wait "${workers[@]}"
 	secs=$(rel_secs "$t0" "$(rel_now)")
 	m1=$(settle_mem "$m0")
-	rel_psql "$DB" -c "LOAD 'gpu_dbscan'" -c "ALTER SYSTEM RESET gpu_dbscan.max_device_memory" \
-		-c "SELECT pg_reload_conf()" >/dev/null
-	read -r total right wrong maxlat < <(cat "$OUT"/load-*.log 2>/dev/null | awk -v want="$cpu_1m" '
-		{ n++; if ($3 == want) r++; else w++; if ($2 > m) m = $2 }
-		END { printf "%d %d %d %.2f\n", n, r, w, m }')
-	bound=$((${m0:-0} + SESSIONS * (2048 + 1024)))
-	line="d: $SESSIONS sessions x 1M points on the GPU for $LOAD_SECONDS s (cap 2GB): $total queries in $secs s, $right right, $wrong wrong or failed, slowest $maxlat s; $(awk -v q="$total" -v s="$secs" 'BEGIN { printf "%.2f queries/s, %.1f M points/s", q / s, q / s }'); device memory $m0 MiB before, peak $peak MiB (bound $bound MiB: $SESSIONS x (cap + 1 GiB for a context)), $m1 MiB after"
-	if [[ $wrong -eq 0 && $total -gt 0 && $m0 =~ ^[0-9]+$ && $peak -le $bound ]]; then
+	set_conf gpu_dbscan.max_gpu_sessions reset
+	set_cap reset
+	read -r total right wrong on_cpu maxlat maxwait meanwait < <(cat "$OUT"/load-*.log 2>/dev/null | awk -v want="$cpu_1m" -v gpu="$GPU" '
+		{ n++; if ($3 == want) r++; else w++; if ($4 != gpu) c++; if ($2 > m) m = $2; if ($5 + 0 > mw) mw = $5 + 0; sw += $5 }
+		END { printf "%d %d %d %d %.2f %.0f %.0f\n", n, r, w, c, m, mw, n ? sw / n : 0 }')
+	# the fewest queries a session finished: each got its turns
+	fewest=$(for ((i = 1; i <= SESSIONS; i++)); do
+		cat "$OUT/load-$i.log" 2>/dev/null | awk -v w="$cpu_1m" '$3 == w { n++ } END { print n + 0 }'
+	done | sort -n | head -1)
+	bound=$((${m0:-0} + GPU_SESSIONS * 2048 + SESSIONS * (ctx + 64)))
+	line="d: $SESSIONS sessions x 1M points on the GPU for $LOAD_SECONDS s (cap 2GB, max_gpu_sessions $GPU_SESSIONS): $total queries in $secs s, $right right, $wrong wrong or failed, $on_cpu not on $GPU, each session at least $fewest; slowest $maxlat s, slot waits mean $meanwait ms, max $maxwait ms; $(awk -v q="$total" -v s="$secs" 'BEGIN { printf "%.2f queries/s, %.1f M points/s", q / s, q / s }'); pg_locks every second: at most $max_holders slot holders, $max_line in the line; device memory $m0 MiB before, peak $peak MiB (bound $bound MiB: $GPU_SESSIONS x the 2GB cap + $SESSIONS x ($ctx MiB, an idle session's CUDA context, + 64)), $m1 MiB after"
+	ok=1
+	[[ $wrong -eq 0 && $total -gt 0 && $on_cpu -eq 0 && $fewest -gt 0 ]] || ok=0
+	[[ $max_holders =~ ^[0-9]+$ && $max_holders -le $GPU_SESSIONS ]] || ok=0
+	[[ $GPU_SESSIONS -eq 0 || $GPU == cpu || $max_holders -gt 0 ]] || ok=0
+	if ((ok)) && [[ $m0 =~ ^[0-9]+$ && $peak -le $bound ]]; then
 		note "$line"
-	elif [[ $wrong -eq 0 && $total -gt 0 && ! $m0 =~ ^[0-9]+$ ]]; then
+	elif ((ok)) && [[ ! $m0 =~ ^[0-9]+$ ]]; then
 		note "$line (no nvidia-smi: memory not checked)"
 	else
 		fail "$line"
-		grep -v " $cpu_1m\$" "$OUT"/load-*.log | head -5 | tee -a "$SUMMARY"
+		grep -v " $cpu_1m $GPU " "$OUT"/load-*.log | head -5 | tee -a "$SUMMARY"
 	fi
 fi
 
