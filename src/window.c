@@ -333,17 +333,24 @@ gpu_dbscan_read_floor(PG_FUNCTION_ARGS)
 	if (!res->done)
 	{
 		CallCache  *cache = get_call_cache(fcinfo);
-		MemoryContext work;
-		MemoryContext old;
+		MemoryContext work = NULL;
+		MemoryContext old = CurrentMemoryContext;
 		PartitionRows rows;
 		int64		nrows = window_partition_rows(win);
 
-		work = AllocSetContextCreate(CurrentMemoryContext, "gpu_dbscan read floor",
-									 ALLOCSET_DEFAULT_SIZES);
-		old = MemoryContextSwitchTo(work);
+		/* as window_cluster_id does */
+		if (nrows > WINDOW_SMALL_PARTITION_ROWS)
+		{
+			work = AllocSetContextCreate(CurrentMemoryContext, "gpu_dbscan read floor",
+										 ALLOCSET_DEFAULT_SIZES);
+			MemoryContextSwitchTo(work);
+		}
 		read_partition(win, &cache->fns, nrows, &rows);
-		MemoryContextSwitchTo(old);
-		MemoryContextDelete(work);
+		if (work)
+		{
+			MemoryContextSwitchTo(old);
+			MemoryContextDelete(work);
+		}
 		res->nrows = nrows;
 		res->done = true;
 	}

@@ -92,12 +92,17 @@ window_cluster_id(FunctionCallInfo fcinfo, WindowClusterFn cluster)
 		MemoryContext old;
 
 		ids = MemoryContextAllocHuge(GetMemoryChunkContext(res), Max(nrows, 1) * sizeof(int32));
-		work = AllocSetContextCreate(CurrentMemoryContext, "gpu_dbscan partition",
-									 ALLOCSET_DEFAULT_SIZES);
-		old = MemoryContextSwitchTo(work);
-		cluster(fcinfo, win, nrows, ids);
-		MemoryContextSwitchTo(old);
-		MemoryContextDelete(work);
+		if (nrows <= WINDOW_SMALL_PARTITION_ROWS)
+			cluster(fcinfo, win, nrows, ids);
+		else
+		{
+			work = AllocSetContextCreate(CurrentMemoryContext, "gpu_dbscan partition",
+										 ALLOCSET_DEFAULT_SIZES);
+			old = MemoryContextSwitchTo(work);
+			cluster(fcinfo, win, nrows, ids);
+			MemoryContextSwitchTo(old);
+			MemoryContextDelete(work);
+		}
 
 		res->ids = ids;
 		res->nrows = nrows;
@@ -154,13 +159,16 @@ window_error_nonfinite(int64 row)
 void
 window_read_rows(WindowObject win, int64 nrows, WindowRowFn read_row, void *arg)
 {
-	MemoryContext scratch;
-	MemoryContext old;
+	MemoryContext scratch = NULL;
+	MemoryContext old = CurrentMemoryContext;
 	int64		row;
 
-	scratch = AllocSetContextCreate(CurrentMemoryContext, "gpu_dbscan row",
-									ALLOCSET_SMALL_SIZES);
-	old = MemoryContextSwitchTo(scratch);
+	if (nrows > WINDOW_SMALL_PARTITION_ROWS)
+	{
+		scratch = AllocSetContextCreate(CurrentMemoryContext, "gpu_dbscan row",
+										ALLOCSET_SMALL_SIZES);
+		MemoryContextSwitchTo(scratch);
+	}
 	for (row = 0; row < nrows; row++)
 	{
 		bool		isnull;
@@ -171,10 +179,14 @@ window_read_rows(WindowObject win, int64 nrows, WindowRowFn read_row, void *arg)
 		value = WinGetFuncArgInPartition(win, 0, (int) row, WINDOW_SEEK_HEAD, false,
 										 &isnull, NULL);
 		read_row(arg, row, value, isnull);
-		MemoryContextReset(scratch);
+		if (scratch)
+			MemoryContextReset(scratch);
 	}
-	MemoryContextSwitchTo(old);
-	MemoryContextDelete(scratch);
+	if (scratch)
+	{
+		MemoryContextSwitchTo(old);
+		MemoryContextDelete(scratch);
+	}
 }
 
 /* Seconds since start (see window_common.h). */

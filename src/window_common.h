@@ -25,6 +25,15 @@ typedef struct PartitionResult
 } PartitionResult;
 
 /*
+ * A partition of at most this many rows is read and clustered in the memory
+ * context the window function is called in (the executor's per-row context,
+ * reset once the call returns), not in contexts of its own: creating and
+ * deleting a context costs as much as clustering a few points, and what a
+ * few rows leave behind is small.
+ */
+#define WINDOW_SMALL_PARTITION_ROWS 64
+
+/*
  * Clusters the partition's nrows rows into ids[0..nrows) (-1 for NULL and
  * noise); called once per partition, in a short-lived memory context.
  */
@@ -98,7 +107,8 @@ extern void window_error_nonfinite(int64 row) pg_attribute_noreturn();
  * argument in every row of the partition, in order, in a memory context
  * that is reset after each row (argument evaluation and detoasting happen
  * there; read_row keeps nothing it allocates), with a check for interrupts
- * every few thousand rows.
+ * every few thousand rows (a partition of at most
+ * WINDOW_SMALL_PARTITION_ROWS rows is read in the current context).
  */
 typedef void (*WindowRowFn) (void *arg, int64 row, Datum value, bool isnull);
 extern void window_read_rows(WindowObject win, int64 nrows, WindowRowFn read_row, void *arg);

@@ -15,12 +15,38 @@
 #include "api_guard.hpp"
 #include "api_rows.hpp"
 #include "backend.hpp"
+#include "cpu_small.hpp"
 #include "graph.hpp"
 
 namespace {
 
 using gd::Error;
 using namespace gd::api;
+
+// The rows of a partition of at most kSmallPoints points, clustered by
+// cpu_cluster_small with nothing allocated: the points compacted on the
+// stack when some rows are not points.
+void cluster_small_rows(const double* x, const double* y, const uint8_t* row_kind, int64_t nrows,
+                        int64_t npoints, double eps, int64_t minpoints, int32_t* cluster_ids,
+                        uint8_t* point_types) {
+  double cx[gd::kSmallPoints], cy[gd::kSmallPoints];
+  uint32_t rep[gd::kSmallPoints];
+  uint8_t core[gd::kSmallPoints];
+  gd::PointsView pts{x, y, static_cast<uint32_t>(npoints)};
+  if (npoints != nrows) {
+    uint32_t p = 0;
+    for (int64_t r = 0; r < nrows; ++r) {
+      if (row_kind[r] != GD_ROW_POINT) continue;
+      cx[p] = x[r];
+      cy[p] = y[r];
+      ++p;
+    }
+    pts = gd::PointsView{cx, cy, p};
+  }
+  gd::cpu_cluster_small(pts, eps, minpoints, rep, point_types ? core : nullptr);
+  gd::assign_ids(row_kind, nrows, rep, minpoints, cluster_ids);
+  if (point_types) fill_point_types(row_kind, nrows, core, cluster_ids, minpoints, point_types);
+}
 
 }  // namespace
 
@@ -49,23 +75,29 @@ gd_status gd_cluster_points_typed(const double* x, const double* y, const uint8_
                                   int64_t nrows, const gd_params* params, int32_t* cluster_ids,
                                   uint8_t* point_types, gd_run_stats* stats, gd_error* err) {
   return guarded(err, [&] {
-    auto t0 = std::chrono::steady_clock::now();
-    gd_run_stats st;
-    std::memset(&st, 0, sizeof st);
     check_params(params);
-    st.backend = params->backend;
     const int64_t npoints = check_point_rows(x, y, row_kind, nrows);
     if (nrows > 0 && !cluster_ids) invalid("cluster_ids is NULL");
+    gd_run_stats st;
+    std::memset(&st, 0, sizeof st);
+    st.backend = params->backend;
     st.points = npoints;
 
     const int64_t minpoints = params->minpoints;
-    std::vector<uint8_t> core;
     if (minpoints >= 2 && npoints < minpoints) {
       // No point can have minpoints neighbours: all noise, as in PostGIS.
       for (int64_t r = 0; r < nrows; ++r) cluster_ids[r] = GD_NOISE;
+      if (point_types) fill_point_types(row_kind, nrows, nullptr, cluster_ids, minpoints, point_types);
+    } else if (params->backend == GD_BACKEND_CPU && npoints <= gd::kSmallPoints) {
+      // A handful of points (the many small partitions of a window query):
+      // not timed, a clock read costs as much as the clustering.
+      cluster_small_rows(x, y, row_kind, nrows, npoints, params->eps, minpoints, cluster_ids,
+                         point_types);
     } else {
+      auto t0 = std::chrono::steady_clock::now();
       CompactPoints pts(x, y, row_kind, nrows, npoints);
       std::vector<uint32_t> rep(npoints);
+      std::vector<uint8_t> core;
       gd::CancelToken cancel(*params);
       // The GPU back end gives no core flags: point types are the CPU's.
       if (params->backend == GD_BACKEND_GPU && !point_types) {
@@ -80,11 +112,11 @@ gd_status gd_cluster_points_typed(const double* x, const double* y, const uint8_
       auto tl = std::chrono::steady_clock::now();
       gd::assign_ids(row_kind, nrows, rep.data(), minpoints, cluster_ids);
       st.t_label += seconds_since(tl);
+      if (point_types)
+        fill_point_types(row_kind, nrows, core.empty() ? nullptr : core.data(), cluster_ids,
+                         minpoints, point_types);
+      st.t_total = seconds_since(t0);
     }
-    if (point_types)
-      fill_point_types(row_kind, nrows, core.empty() ? nullptr : core.data(), cluster_ids,
-                       minpoints, point_types);
-    st.t_total = seconds_since(t0);
     if (stats) *stats = st;
   });
 }

@@ -29,7 +29,10 @@ template <class Body>
 gd_status guarded(gd_error* err, Body&& body) {
   try {
     body();
-    set_error(err, GD_OK, "");
+    if (err) {  // no formatting on the way out of a call that went well
+      err->status = GD_OK;
+      err->message[0] = '\0';
+    }
     return GD_OK;
   } catch (const Error& e) {
     set_error(err, e.status(), e.what());
