@@ -35,13 +35,14 @@ CREATE FUNCTION gpu_dbscan_last_run(
     OUT union_ms float8,
     OUT label_ms float8,
     OUT total_ms float8,
-    OUT slot_wait_ms float8)
+    OUT slot_wait_ms float8,
+    OUT strips bigint)
 RETURNS record
 AS 'MODULE_PATHNAME', 'gpu_dbscan_last_run'
 LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 
 COMMENT ON FUNCTION gpu_dbscan_last_run() IS
-'Back end (cpu or gpu), rows, clustered geometries, grid cells, batches and phase times in ms of this session''s last gpu_dbscan partition, and the ms it waited for a GPU slot (gpu_dbscan.max_gpu_sessions); NULL before the first. For partitions with non-point geometries: sort_ms = candidate pairs, core_ms = exact st_dwithin tests, label_ms = graph clustering';
+'Back end (cpu or gpu), rows, clustered geometries, grid cells, batches and phase times in ms of this session''s last gpu_dbscan partition, the ms it waited for a GPU slot (gpu_dbscan.max_gpu_sessions) and the strips a GPU run larger than the device budget was split into (0: one piece); NULL before the first. For partitions with non-point geometries: sort_ms = candidate pairs, core_ms = exact st_dwithin tests, label_ms = graph clustering';
 
 -- ---- Points of more than two coordinates, and geography (window_nd.c,
 -- geography.c).  The same rules and ids as gpu_dbscan(geometry, ...); the

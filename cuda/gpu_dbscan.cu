@@ -55,6 +55,7 @@ void start_stats(gd_run_stats& stats, uint32_t n) {
   stats.points = n;
   stats.cells = 0;
   stats.batches = 0;
+  stats.strips = 0;
   stats.t_transfer = stats.t_sort = stats.t_core = stats.t_union = stats.t_label = 0;
   stats.t_total = 0;
 }

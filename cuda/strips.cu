@@ -189,6 +189,7 @@ class StripRun {
       cells += stats_.cells;
     }
     stats_.cells = cells;
+    stats_.strips = static_cast<int64_t>(strips_.size());
     if (info != nullptr) {
       info->strips = static_cast<uint32_t>(strips_.size());
       info->strip_points = loaded_total;

@@ -391,8 +391,8 @@ Datum
 gpu_dbscan_last_run(PG_FUNCTION_ARGS)
 {
 	TupleDesc	tupdesc;
-	Datum		values[12];
-	bool		nulls[12];
+	Datum		values[13];
+	bool		nulls[13];
 	const gd_run_stats *s = &last_run.stats;
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
@@ -413,5 +413,6 @@ gpu_dbscan_last_run(PG_FUNCTION_ARGS)
 	values[9] = Float8GetDatum(s->t_label * 1000.0);
 	values[10] = Float8GetDatum(s->t_total * 1000.0);
 	values[11] = Float8GetDatum(last_run.slot_wait_ms);
+	values[12] = Int64GetDatum(s->strips);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls)));
 }

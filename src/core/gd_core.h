@@ -76,6 +76,7 @@ typedef struct gd_run_stats
 	int64_t		points;			/* non-empty points clustered */
 	int64_t		cells;			/* non-empty grid cells */
 	int64_t		batches;		/* neighbour-search batches (GPU) */
+	int64_t		strips;			/* strips of a run larger than the device budget (GPU; 0: one piece) */
 	double		t_transfer;		/* host<->device copies */
 	double		t_sort;			/* cell keys, sort, cell ranges */
 	double		t_core;			/* core flags */

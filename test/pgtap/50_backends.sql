@@ -5,7 +5,7 @@
 -- and gpu_dbscan_read_floor() report what they should.
 \ir lib/prelude.sql
 
-SELECT plan(30);
+SELECT plan(32);
 
 -- A fresh session has run nothing yet (this also loads the module, so the
 -- gpu_dbscan.* settings exist from here on).
@@ -103,8 +103,21 @@ SELECT is(pg_temp.labels_with(ARRAY['gpu_dbscan.backend', 'gpu', 'gpu_dbscan.dev
 							  gd_test.ds(1), 0.5, 5),
 		  pg_temp.labels_with(ARRAY['gpu_dbscan.backend', 'cpu'], gd_test.ds(1), 0.5, 5),
 		  'backend gpu with a 16 MB device budget (batches) and cpu give identical ids');
+-- 200,000 points need about 9.6 MB for the sort stage alone: under a 4 MB
+-- budget the GPU back end clusters them in strips (cuda/strips.cu).
+CREATE TEMP TABLE wide_pts AS
+SELECT i AS id, NULL::int AS part, ST_MakePoint(random() * 2000, random() * 100) AS geom
+FROM (SELECT setseed(0.5)) s, generate_series(1, 200000) i;
+SELECT is(pg_temp.labels_with(ARRAY['gpu_dbscan.backend', 'gpu', 'gpu_dbscan.device_memory_budget', '4MB'],
+							  'wide_pts', 1.0, 4),
+		  pg_temp.labels_with(ARRAY['gpu_dbscan.backend', 'cpu'], 'wide_pts', 1.0, 4),
+		  'backend gpu under a 4 MB budget (strips) and cpu give identical ids');
+SELECT is(pg_temp.labels_with(ARRAY['gpu_dbscan.backend', 'gpu', 'gpu_dbscan.device_memory_budget', '4MB'],
+							  'wide_pts', 1.0, 4) IS NOT NULL
+		  AND (SELECT l.backend = 'gpu' AND l.strips >= 2 FROM gpu_dbscan_last_run() l),
+		  true, 'gpu_dbscan_last_run() reports the strips');
 \else
-SELECT skip('no usable GPU', 7);
+SELECT skip('no usable GPU', 9);
 \endif
 
 -- gpu_dbscan_last_run() describes the last partition clustered.

@@ -122,6 +122,11 @@ TEST(GpuStripsBudget, BudgetSplitsTheRun) {
   RunResult api = cluster_on(r, 1.0, 10, GD_BACKEND_GPU, budget);
   ASSERT_EQ(api.status, GD_OK) << api.err.message;
   EXPECT_EQ(first_difference(api.ids, want), -1);
+  EXPECT_EQ(api.stats.strips, static_cast<int64_t>(got.info.strips));
+  // In one piece, no strips.
+  RunResult whole = cluster_on(r, 1.0, 10, GD_BACKEND_GPU);
+  ASSERT_EQ(whole.status, GD_OK) << whole.err.message;
+  EXPECT_EQ(whole.stats.strips, 0);
 }
 
 TEST(GpuStripsBudget, TooDenseToSplitIsNomem) {
