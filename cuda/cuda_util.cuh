@@ -170,6 +170,7 @@ class RunContext {
   cudaStream_t stream() const { return main_.get(); }
   cudaStream_t side_stream() const { return side_.get(); }
   MemoryBudget& budget() { return budget_; }
+  const CancelToken& cancel() const { return cancel_; }
   size_t budget_limit() const { return budget_.limit(); }
   size_t budget_peak() const { return budget_.peak(); }
   // Flag in device memory, set (by a copy on the side stream, which runs

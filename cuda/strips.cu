@@ -34,6 +34,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "parallel.hpp"
 #include "pipeline.cuh"
 
 namespace gd {
@@ -116,29 +117,41 @@ void unite(std::vector<uint32_t>& parent, uint32_t a, uint32_t b) {
 
 class StripRun {
  public:
+  // The host loops over all points run on a team of threads (all cores
+  // unless gd_params.threads says otherwise): the strip path is host-bound.
   StripRun(RunContext& ctx, const PointsView& pts, const gd_params& params, const Options& opts,
            gd_run_stats& stats)
-      : ctx_(ctx), pts_(pts), params_(params), opts_(opts), stats_(stats) {}
+      : ctx_(ctx),
+        pts_(pts),
+        params_(params),
+        opts_(opts),
+        stats_(stats),
+        team_(resolve_threads(params.threads, pts.n), ctx.cancel()) {}
 
   // Bounds (finite coordinates only), bins and each point's bin.
   void prepare() {
-    double xmin = INFINITY, xmax = -INFINITY;
-    bool finite = true;
-    for (uint32_t i = 0; i < pts_.n; ++i) {
-      double x = pts_.x[i], y = pts_.y[i];
-      finite &= std::isfinite(x) && std::isfinite(y);
-      xmin = std::min(xmin, x);
-      xmax = std::max(xmax, x);
-      poll(i);
-    }
-    if (!finite) throw Error(GD_ERR_INVALID, "point coordinates must be finite");
-    bins_ = plan_bins(xmin, xmax, params_.eps);
+    int nt = team_.size();
+    std::vector<double> lo(nt, INFINITY), hi(nt, -INFINITY);
+    std::vector<char> finite(nt, 1);
+    team_.for_static(pts_.n, [&](int t, size_t b, size_t e) {
+      for (size_t i = b; i < e; ++i) {
+        double x = pts_.x[i], y = pts_.y[i];
+        if (!(std::isfinite(x) && std::isfinite(y))) finite[t] = 0;
+        lo[t] = std::min(lo[t], x);
+        hi[t] = std::max(hi[t], x);
+      }
+    });
+    if (std::find(finite.begin(), finite.end(), 0) != finite.end())
+      throw Error(GD_ERR_INVALID, "point coordinates must be finite");
+    bins_ = plan_bins(*std::min_element(lo.begin(), lo.end()),
+                      *std::max_element(hi.begin(), hi.end()), params_.eps);
     bin_of_.resize(pts_.n);
+    team_.for_static(pts_.n, [&](int, size_t b, size_t e) {
+      for (size_t i = b; i < e; ++i) bin_of_[i] = bins_.of(pts_.x[i]);
+    });
     prefix_.assign(static_cast<size_t>(bins_.count) + 1, 0);
     for (uint32_t i = 0; i < pts_.n; ++i) {
-      uint32_t b = bins_.of(pts_.x[i]);
-      bin_of_[i] = b;
-      ++prefix_[b + 1];
+      ++prefix_[bin_of_[i] + 1];
       poll(i);
     }
     for (uint32_t b = 0; b < bins_.count; ++b) prefix_[b + 1] += prefix_[b];
@@ -184,6 +197,7 @@ class StripRun {
     uint64_t loaded_total = 0;
     int64_t cells = 0;
     for (size_t k = 0; k < strips_.size(); ++k) {
+      stats_.cells = 0;
       run_strip(k, info);
       loaded_total += gidx_.size();
       cells += stats_.cells;
@@ -229,20 +243,38 @@ class StripRun {
       first[b] = static_cast<uint32_t>(lo);
       last[b] = static_cast<uint32_t>(hi);
     }
+    // Each member counts its block's points per strip; the counts, taken
+    // block by block, give each member where it writes in each strip, so
+    // every strip's points stay in row order.
+    int nt = team_.size();
+    std::vector<uint64_t> at(static_cast<size_t>(nt) * ns, 0);  // [t * ns + k]
+    team_.for_static(pts_.n, [&](int t, size_t b, size_t e) {
+      uint64_t* mine = at.data() + static_cast<size_t>(t) * ns;
+      for (size_t i = b; i < e; ++i) {
+        uint32_t bin = bin_of_[i];
+        for (uint32_t k = first[bin]; k < last[bin]; ++k) ++mine[k];
+      }
+    });
     member_start_.assign(ns + 1, 0);
-    for (uint32_t i = 0; i < pts_.n; ++i) {
-      uint32_t b = bin_of_[i];
-      for (uint32_t k = first[b]; k < last[b]; ++k) ++member_start_[k + 1];
-      poll(i);
+    uint64_t total = 0;
+    for (size_t k = 0; k < ns; ++k) {
+      member_start_[k] = total;
+      for (int t = 0; t < nt; ++t) {
+        uint64_t c = at[static_cast<size_t>(t) * ns + k];
+        at[static_cast<size_t>(t) * ns + k] = total;
+        total += c;
+      }
     }
-    for (size_t k = 0; k < ns; ++k) member_start_[k + 1] += member_start_[k];
-    members_.resize(member_start_[ns]);
-    std::vector<uint64_t> fill(member_start_.begin(), member_start_.end() - 1);
-    for (uint32_t i = 0; i < pts_.n; ++i) {
-      uint32_t b = bin_of_[i];
-      for (uint32_t k = first[b]; k < last[b]; ++k) members_[fill[k]++] = i;
-      poll(i);
-    }
+    member_start_[ns] = total;
+    members_.resize(total);
+    team_.for_static(pts_.n, [&](int t, size_t b, size_t e) {
+      uint64_t* fill = at.data() + static_cast<size_t>(t) * ns;
+      for (size_t i = b; i < e; ++i) {
+        uint32_t bin = bin_of_[i];
+        for (uint32_t k = first[bin]; k < last[bin]; ++k)
+          members_[fill[k]++] = static_cast<uint32_t>(i);
+      }
+    });
   }
 
   void poll(uint64_t i) {
@@ -259,21 +291,30 @@ class StripRun {
     y_.resize(m);
     role_.resize(m);
     gidx_.assign(ids, ids + m);
-    Bounds b{INFINITY, -INFINITY, INFINITY, -INFINITY};
-    for (size_t l = 0; l < m; ++l) {
-      uint32_t i = ids[l];
-      uint32_t bin = bin_of_[i];
-      double x = pts_.x[i], y = pts_.y[i];
-      x_[l] = x;
-      y_[l] = y;
-      role_[l] = bin >= s.b0 && bin < s.b1 ? kStripOwned
-                 : bin >= tlo && bin < thi ? kStripTrusted
-                                           : kStripHalo;
-      b.xmin = std::min(b.xmin, x);
-      b.xmax = std::max(b.xmax, x);
-      b.ymin = std::min(b.ymin, y);
-      b.ymax = std::max(b.ymax, y);
-      poll(l);
+    std::vector<Bounds> part(team_.size(), Bounds{INFINITY, -INFINITY, INFINITY, -INFINITY});
+    team_.for_static(m, [&](int t, size_t lb, size_t le) {
+      Bounds& b = part[t];
+      for (size_t l = lb; l < le; ++l) {
+        uint32_t i = ids[l];
+        uint32_t bin = bin_of_[i];
+        double x = pts_.x[i], y = pts_.y[i];
+        x_[l] = x;
+        y_[l] = y;
+        role_[l] = bin >= s.b0 && bin < s.b1   ? kStripOwned
+                   : bin >= tlo && bin < thi ? kStripTrusted
+                                             : kStripHalo;
+        b.xmin = std::min(b.xmin, x);
+        b.xmax = std::max(b.xmax, x);
+        b.ymin = std::min(b.ymin, y);
+        b.ymax = std::max(b.ymax, y);
+      }
+    });
+    Bounds b = part[0];
+    for (const Bounds& q : part) {
+      b.xmin = std::min(b.xmin, q.xmin);
+      b.xmax = std::max(b.xmax, q.xmax);
+      b.ymin = std::min(b.ymin, q.ymin);
+      b.ymax = std::max(b.ymax, q.ymax);
     }
     return b;
   }
@@ -282,6 +323,7 @@ class StripRun {
     Stopwatch sw;
     Bounds bounds = gather(k);
     uint32_t m = static_cast<uint32_t>(gidx_.size());
+    if (m == 0) return;  // bins with no point and no neighbour
     cudaStream_t st = ctx_.stream();
     auto dx = ctx_.alloc<double>(m, "strip x");
     auto dy = ctx_.alloc<double>(m, "strip y");
@@ -348,6 +390,7 @@ class StripRun {
   const gd_params& params_;
   const Options& opts_;
   gd_run_stats& stats_;
+  ThreadTeam team_;
   Bins bins_;
   std::vector<uint32_t> bin_of_;
   std::vector<uint64_t> prefix_;
