@@ -133,13 +133,20 @@ class StripRun {
     int nt = team_.size();
     std::vector<double> lo(nt, INFINITY), hi(nt, -INFINITY);
     std::vector<char> finite(nt, 1);
+    // (Each member keeps its own sums in locals and writes them once: the
+    // shared vectors' neighbouring slots would otherwise share cache lines.)
     team_.for_static(pts_.n, [&](int t, size_t b, size_t e) {
+      double l = INFINITY, h = -INFINITY;
+      bool ok = true;
       for (size_t i = b; i < e; ++i) {
         double x = pts_.x[i], y = pts_.y[i];
-        if (!(std::isfinite(x) && std::isfinite(y))) finite[t] = 0;
-        lo[t] = std::min(lo[t], x);
-        hi[t] = std::max(hi[t], x);
+        ok &= std::isfinite(x) && std::isfinite(y);
+        l = std::min(l, x);
+        h = std::max(h, x);
       }
+      lo[t] = l;
+      hi[t] = h;
+      finite[t] = ok;
     });
     if (std::find(finite.begin(), finite.end(), 0) != finite.end())
       throw Error(GD_ERR_INVALID, "point coordinates must be finite");
@@ -249,11 +256,12 @@ class StripRun {
     int nt = team_.size();
     std::vector<uint64_t> at(static_cast<size_t>(nt) * ns, 0);  // [t * ns + k]
     team_.for_static(pts_.n, [&](int t, size_t b, size_t e) {
-      uint64_t* mine = at.data() + static_cast<size_t>(t) * ns;
+      std::vector<uint64_t> mine(ns, 0);
       for (size_t i = b; i < e; ++i) {
         uint32_t bin = bin_of_[i];
         for (uint32_t k = first[bin]; k < last[bin]; ++k) ++mine[k];
       }
+      std::copy(mine.begin(), mine.end(), at.begin() + static_cast<size_t>(t) * ns);
     });
     member_start_.assign(ns + 1, 0);
     uint64_t total = 0;
@@ -268,7 +276,8 @@ class StripRun {
     member_start_[ns] = total;
     members_.resize(total);
     team_.for_static(pts_.n, [&](int t, size_t b, size_t e) {
-      uint64_t* fill = at.data() + static_cast<size_t>(t) * ns;
+      std::vector<uint64_t> fill(at.begin() + static_cast<size_t>(t) * ns,
+                                 at.begin() + static_cast<size_t>(t + 1) * ns);
       for (size_t i = b; i < e; ++i) {
         uint32_t bin = bin_of_[i];
         for (uint32_t k = first[bin]; k < last[bin]; ++k)
@@ -293,7 +302,7 @@ class StripRun {
     gidx_.assign(ids, ids + m);
     std::vector<Bounds> part(team_.size(), Bounds{INFINITY, -INFINITY, INFINITY, -INFINITY});
     team_.for_static(m, [&](int t, size_t lb, size_t le) {
-      Bounds& b = part[t];
+      Bounds b{INFINITY, -INFINITY, INFINITY, -INFINITY};
       for (size_t l = lb; l < le; ++l) {
         uint32_t i = ids[l];
         uint32_t bin = bin_of_[i];
@@ -308,6 +317,7 @@ class StripRun {
         b.ymin = std::min(b.ymin, y);
         b.ymax = std::max(b.ymax, y);
       }
+      part[t] = b;
     });
     Bounds b = part[0];
     for (const Bounds& q : part) {
