@@ -8,12 +8,7 @@
 -- The cap is set with ALTER SYSTEM and a reload before the test's
 -- transaction (ALTER SYSTEM cannot run inside one) and reset after it; 3GB,
 -- above what the other suites set, in case one runs meanwhile.
-\set QUIET 1
-\set ON_ERROR_STOP 1
-\pset format unaligned
-\pset tuples_only true
-\pset pager off
-SET client_min_messages = warning;
+\ir lib/quiet.sql
 -- the module defines the setting (without it ALTER SYSTEM does not know it)
 LOAD 'gpu_dbscan';
 ALTER SYSTEM SET gpu_dbscan.max_device_memory = '3GB';

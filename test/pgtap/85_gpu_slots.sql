@@ -14,12 +14,7 @@
 -- nothing held; an error caught by a subtransaction frees the slot and the
 -- session takes one again.  Other suites may use the GPU meanwhile (pg_prove
 -- -j on a GPU machine): counts are of this file's sessions.
-\set QUIET 1
-\set ON_ERROR_STOP 1
-\pset format unaligned
-\pset tuples_only true
-\pset pager off
-SET client_min_messages = warning;
+\ir lib/quiet.sql
 LOAD 'gpu_dbscan';
 ALTER SYSTEM SET gpu_dbscan.max_gpu_sessions = 2;
 SELECT pg_reload_conf() AS reloaded \gset
