@@ -39,14 +39,9 @@ while [[ $# -gt 0 ]]; do
 		*) echo "leak: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
-if [[ $EXTERNAL -eq 0 ]]; then
-	# shellcheck source=scripts/lib.sh
-	. "$HERE/../../scripts/lib.sh"
-	gd_pg_start >/dev/null || exit 1
-	REL_PSQL=$GD_PGBIN/psql
-fi
 # shellcheck source=test/reliability/lib.sh
 . "$HERE/lib.sh"
+if [[ $EXTERNAL -eq 0 ]]; then rel_throwaway_server || exit 1; fi
 # shellcheck source=test/reliability/data.sh
 . "$HERE/data.sh"
 

@@ -9,6 +9,16 @@
 # to an end marker (errors included, psql keeps going), rel_query does both.
 
 REL_PSQL=${REL_PSQL:-psql}
+REL_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+# rel_throwaway_server: use the throwaway server of scripts/lib.sh (started
+# if need be) and its psql instead of what the PG* environment names.
+rel_throwaway_server() {
+	# shellcheck source=scripts/lib.sh
+	. "$REL_HERE/../../scripts/lib.sh" || return 1
+	gd_pg_start >/dev/null || return 1
+	REL_PSQL=$GD_PGBIN/psql
+}
 
 # rel_now: wall-clock seconds with microseconds.
 rel_now() { printf '%s\n' "${EPOCHREALTIME:-$(date +%s.%N)}"; }
