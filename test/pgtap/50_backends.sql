@@ -106,7 +106,7 @@ SELECT is(pg_temp.labels_with(ARRAY['gpu_dbscan.backend', 'gpu', 'gpu_dbscan.dev
 -- 200,000 points need about 9.6 MB for the sort stage alone: under a 4 MB
 -- budget the GPU back end clusters them in strips (cuda/strips.cu).
 CREATE TEMP TABLE wide_pts AS
-SELECT i AS id, NULL::int AS part, ST_MakePoint(random() * 2000, random() * 100) AS geom
+SELECT i AS id, ST_MakePoint(random() * 2000, random() * 100) AS geom
 FROM (SELECT setseed(0.5)) s, generate_series(1, 200000) i;
 SELECT is(pg_temp.labels_with(ARRAY['gpu_dbscan.backend', 'gpu', 'gpu_dbscan.device_memory_budget', '4MB'],
 							  'wide_pts', 1.0, 4),
