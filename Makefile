@@ -3,7 +3,7 @@
 # by CMake into build/ and linked in.
 EXTENSION   = gpu_dbscan
 MODULE_big  = gpu_dbscan
-DATA        = gpu_dbscan--0.1.sql
+DATA        = gpu_dbscan--0.1.sql gpu_dbscan--0.2.sql gpu_dbscan--0.1--0.2.sql
 PGFILEDESC  = "gpu_dbscan - DBSCAN clustering of PostGIS geometries on the GPU"
 
 OBJS = $(patsubst %.c,%.o,$(wildcard src/*.c))

@@ -1,0 +1,227 @@
+-- gpu_dbscan install script
+\echo Use "CREATE EXTENSION gpu_dbscan" to load this file. \quit
+
+-- The window functions depend on nothing but their input rows (the settings
+-- choose where the work runs, never the answer): IMMUTABLE, as
+-- ST_ClusterDBSCAN is.  Called without OVER, PostgreSQL rejects them.
+
+CREATE FUNCTION gpu_dbscan(geom geometry, eps float8, minpoints int)
+RETURNS int
+AS 'MODULE_PATHNAME', 'gpu_dbscan_window'
+LANGUAGE C IMMUTABLE PARALLEL SAFE WINDOW;
+
+COMMENT ON FUNCTION gpu_dbscan(geometry, float8, int) IS
+'DBSCAN cluster id of each row of the window partition (NULL for noise); same clusters as ST_ClusterDBSCAN, ids numbered 0..k-1 by first row';
+
+CREATE FUNCTION gpu_dbscan_read_floor(geom geometry)
+RETURNS int
+AS 'MODULE_PATHNAME', 'gpu_dbscan_read_floor'
+LANGUAGE C IMMUTABLE PARALLEL SAFE WINDOW;
+
+COMMENT ON FUNCTION gpu_dbscan_read_floor(geometry) IS
+'Reads and decodes every geometry of the window partition as gpu_dbscan does, clusters nothing and returns 0: the benchmark''s floor';
+
+-- Session state: VOLATILE, and PARALLEL RESTRICTED because a parallel
+-- worker would see its own (empty) state, not the leader's.
+CREATE FUNCTION gpu_dbscan_last_run(
+    OUT backend text,
+    OUT rows bigint,
+    OUT points bigint,
+    OUT cells bigint,
+    OUT batches bigint,
+    OUT transfer_ms float8,
+    OUT sort_ms float8,
+    OUT core_ms float8,
+    OUT union_ms float8,
+    OUT label_ms float8,
+    OUT total_ms float8,
+    OUT slot_wait_ms float8,
+    OUT strips bigint)
+RETURNS record
+AS 'MODULE_PATHNAME', 'gpu_dbscan_last_run'
+LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION gpu_dbscan_last_run() IS
+'Back end (cpu or gpu), rows, clustered geometries, grid cells, batches and phase times in ms of this session''s last gpu_dbscan partition, the ms it waited for a GPU slot (gpu_dbscan.max_gpu_sessions) and the strips a GPU run larger than the device budget was split into (0: one piece); NULL before the first. For partitions with non-point geometries: sort_ms = candidate pairs, core_ms = exact st_dwithin tests, label_ms = graph clustering';
+
+-- ---- Points of more than two coordinates, and geography (window_nd.c,
+-- geography.c).  The same rules and ids as gpu_dbscan(geometry, ...); the
+-- neighbour test is over every coordinate.  They run on the CPU whatever
+-- gpu_dbscan.backend says (float8[] points of two coordinates excepted).
+
+CREATE FUNCTION gpu_dbscan_3d(geom geometry, eps float8, minpoints int)
+RETURNS int
+AS 'MODULE_PATHNAME', 'gpu_dbscan_3d_window'
+LANGUAGE C IMMUTABLE PARALLEL SAFE WINDOW;
+
+COMMENT ON FUNCTION gpu_dbscan_3d(geometry, float8, int) IS
+'DBSCAN cluster id of each POINT Z row of the window partition with the 3D distance sqrt(dx^2 + dy^2 + dz^2) (NULL for noise); ST_ClusterDBSCAN and gpu_dbscan(geometry, ...) ignore Z';
+
+CREATE FUNCTION gpu_dbscan(point float8[], eps float8, minpoints int)
+RETURNS int
+AS 'MODULE_PATHNAME', 'gpu_dbscan_array_window'
+LANGUAGE C IMMUTABLE PARALLEL SAFE WINDOW;
+
+COMMENT ON FUNCTION gpu_dbscan(float8[], float8, int) IS
+'DBSCAN cluster id of each row of the window partition (NULL for noise), points given as arrays of 2 to 8 coordinates, the same number in every row of a partition; Euclidean distance';
+
+CREATE FUNCTION gpu_dbscan(geog geography, eps_m float8, minpoints int)
+RETURNS int
+AS 'MODULE_PATHNAME', 'gpu_dbscan_geography_window'
+LANGUAGE C IMMUTABLE PARALLEL SAFE WINDOW;
+
+COMMENT ON FUNCTION gpu_dbscan(geography, float8, int) IS
+'DBSCAN cluster id of each geography point of the window partition (NULL for noise), eps in metres on the sphere: rows i < j are neighbours when ST_DWithin(geog_i, geog_j, eps_m, false)';
+
+-- ---- Aggregates, point types and minpoints sweeps ----------------------
+--
+-- The aggregates collect their rows (decoded points, and the values of
+-- other geometries) into an internal state, serialized as bytea between
+-- parallel workers; eps and minpoints are read from the first row, as the
+-- window function reads them from its partition's first row.  The rows are
+-- clustered in the aggregate's input order: with ORDER BY exactly as
+-- gpu_dbscan OVER (ORDER BY ...) clusters them (PostgreSQL does not run an
+-- ordered aggregate in parallel); without ORDER BY, under parallel
+-- aggregation, each worker's rows in turn, in the order the leader combines
+-- them.
+
+CREATE FUNCTION gpu_dbscan_agg_transfn(internal, geometry, float8, int)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'gpu_dbscan_agg_transfn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_dbscan_agg_transfn(internal, geometry, float8, int) IS
+'Transition of gpu_dbscan_agg: decodes the row into the state; the first row gives eps and minpoints';
+
+CREATE FUNCTION gpu_dbscan_collect_transfn(internal, geometry, float8, int)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'gpu_dbscan_collect_transfn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_dbscan_collect_transfn(internal, geometry, float8, int) IS
+'Transition of gpu_dbscan_collect: as gpu_dbscan_agg_transfn, keeping each row''s geometry';
+
+CREATE FUNCTION gpu_dbscan_params_transfn(internal, geometry, float8[], int[])
+RETURNS internal
+AS 'MODULE_PATHNAME', 'gpu_dbscan_params_transfn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_dbscan_params_transfn(internal, geometry, float8[], int[]) IS
+'Transition of gpu_dbscan_params: decodes the row into the state; the first row gives the eps and minpoints arrays';
+
+CREATE FUNCTION gpu_dbscan_agg_combinefn(internal, internal)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'gpu_dbscan_agg_combinefn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_dbscan_agg_combinefn(internal, internal) IS
+'Combines two partial states of the gpu_dbscan aggregates: the second''s rows after the first''s';
+
+CREATE FUNCTION gpu_dbscan_agg_serialfn(internal)
+RETURNS bytea
+AS 'MODULE_PATHNAME', 'gpu_dbscan_agg_serialfn'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_dbscan_agg_serialfn(internal) IS
+'A partial state of the gpu_dbscan aggregates as bytea, for parallel aggregation';
+
+CREATE FUNCTION gpu_dbscan_agg_deserialfn(bytea, internal)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'gpu_dbscan_agg_deserialfn'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_dbscan_agg_deserialfn(bytea, internal) IS
+'A partial state of the gpu_dbscan aggregates from its bytea';
+
+CREATE FUNCTION gpu_dbscan_agg_finalfn(internal)
+RETURNS int[]
+AS 'MODULE_PATHNAME', 'gpu_dbscan_agg_finalfn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_dbscan_agg_finalfn(internal) IS
+'Final function of gpu_dbscan_agg: clusters the rows, ids in input order';
+
+CREATE FUNCTION gpu_dbscan_collect_finalfn(internal)
+RETURNS geometry[]
+AS 'MODULE_PATHNAME', 'gpu_dbscan_collect_finalfn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_dbscan_collect_finalfn(internal) IS
+'Final function of gpu_dbscan_collect: clusters the rows, one GEOMETRYCOLLECTION per cluster';
+
+CREATE TYPE gpu_dbscan_params_row AS (
+    eps float8,
+    minpoints int,
+    clusters int,
+    noise_fraction float8,
+    largest_cluster int
+);
+
+COMMENT ON TYPE gpu_dbscan_params_row IS
+'One (eps, minpoints) pair of gpu_dbscan_params: the number of clusters, the share of rows with a geometry that are noise, the rows of the largest cluster';
+
+CREATE FUNCTION gpu_dbscan_params_finalfn(internal)
+RETURNS gpu_dbscan_params_row[]
+AS 'MODULE_PATHNAME', 'gpu_dbscan_params_finalfn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_dbscan_params_finalfn(internal) IS
+'Final function of gpu_dbscan_params: one sweep per eps, a row per (eps, minpoints)';
+
+CREATE AGGREGATE gpu_dbscan_agg(geom geometry, eps float8, minpoints int) (
+    SFUNC = gpu_dbscan_agg_transfn,
+    STYPE = internal,
+    FINALFUNC = gpu_dbscan_agg_finalfn,
+    FINALFUNC_MODIFY = READ_ONLY,
+    COMBINEFUNC = gpu_dbscan_agg_combinefn,
+    SERIALFUNC = gpu_dbscan_agg_serialfn,
+    DESERIALFUNC = gpu_dbscan_agg_deserialfn,
+    PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE gpu_dbscan_agg(geometry, float8, int) IS
+'DBSCAN cluster id of every input row (NULL for noise and NULL geometries), in the aggregate''s input order: gpu_dbscan''s ids over the same rows in the same order';
+
+CREATE AGGREGATE gpu_dbscan_collect(geom geometry, eps float8, minpoints int) (
+    SFUNC = gpu_dbscan_collect_transfn,
+    STYPE = internal,
+    FINALFUNC = gpu_dbscan_collect_finalfn,
+    FINALFUNC_MODIFY = READ_ONLY,
+    COMBINEFUNC = gpu_dbscan_agg_combinefn,
+    SERIALFUNC = gpu_dbscan_agg_serialfn,
+    DESERIALFUNC = gpu_dbscan_agg_deserialfn,
+    PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE gpu_dbscan_collect(geometry, float8, int) IS
+'One GEOMETRYCOLLECTION per DBSCAN cluster (as ST_ClusterWithin returns them), in cluster id order, noise left out';
+
+CREATE AGGREGATE gpu_dbscan_params(geom geometry, eps float8[], minpoints int[]) (
+    SFUNC = gpu_dbscan_params_transfn,
+    STYPE = internal,
+    FINALFUNC = gpu_dbscan_params_finalfn,
+    FINALFUNC_MODIFY = READ_ONLY,
+    COMBINEFUNC = gpu_dbscan_agg_combinefn,
+    SERIALFUNC = gpu_dbscan_agg_serialfn,
+    DESERIALFUNC = gpu_dbscan_agg_deserialfn,
+    PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE gpu_dbscan_params(geometry, float8[], int[]) IS
+'For choosing eps and minpoints: clusters, noise fraction and largest cluster for every (eps, minpoints) pair, eps-major in the order given; one neighbour search per eps';
+
+CREATE FUNCTION gpu_dbscan_point_type(geom geometry, eps float8, minpoints int)
+RETURNS text
+AS 'MODULE_PATHNAME', 'gpu_dbscan_point_type'
+LANGUAGE C IMMUTABLE PARALLEL SAFE WINDOW;
+
+COMMENT ON FUNCTION gpu_dbscan_point_type(geometry, float8, int) IS
+'What DBSCAN makes of each row of the window partition: core, border or noise (NULL for a NULL geometry); the clustering of gpu_dbscan';
+
+CREATE FUNCTION gpu_dbscan_sweep(geom geometry, eps float8, minpoints int[])
+RETURNS int[]
+AS 'MODULE_PATHNAME', 'gpu_dbscan_sweep'
+LANGUAGE C IMMUTABLE PARALLEL SAFE WINDOW;
+
+COMMENT ON FUNCTION gpu_dbscan_sweep(geometry, float8, int[]) IS
+'Cluster id of each row for every minpoints value (element k is gpu_dbscan(geom, eps, minpoints[k]) over the same window), from one neighbour search';
