@@ -1,0 +1,140 @@
+// inscy_cpu.cpp — the CPU back end of the subspace clustering (inscy.hpp):
+// neighbour counts with early exit and per-subspace union-find, on the
+// project's thread team.  Each point scans its window on the dim of the
+// subspace where its window is shortest: every neighbour lies in it.
+#include <algorithm>
+#include <atomic>
+
+#include "inscy.hpp"
+#include "parallel.hpp"
+
+namespace gd {
+namespace inscy {
+namespace {
+
+// The dim of dims[0..s) where p's window is shortest.
+inline int best_dim(const Prepared& pr, const uint8_t* dims, int s, uint32_t p) {
+  int best = dims[0];
+  uint32_t w = pr.window(best, p);
+  for (int i = 1; i < s; ++i) {
+    uint32_t wi = pr.window(dims[i], p);
+    if (wi < w) {
+      w = wi;
+      best = dims[i];
+    }
+  }
+  return best;
+}
+
+class CpuBackend final : public Backend {
+ public:
+  CpuBackend(const Prepared& pr, const gd_params& params, const CancelToken& cancel,
+             size_t budget)
+      : pr_(pr), params_(params), cancel_(cancel), budget_(budget) {}
+
+  gd_backend kind() const override { return GD_BACKEND_CPU; }
+  size_t batch_bytes() const override { return std::min<size_t>(budget_ / 4, size_t(256) << 20); }
+
+  void count(const Batch& b, int64_t mu, int64_t need, std::vector<uint8_t>& flags) override {
+    const size_t total = b.pts.size();
+    flags.assign(total, 0);
+    ThreadTeam team(resolve_threads(params_.threads, total * 256), cancel_);
+    const int s = b.s;
+    const uint32_t n = pr_.n;
+    const int d = pr_.d;
+    const double t = pr_.t;
+    team.for_dynamic(total, 64, [&](size_t begin, size_t end) {
+      size_t sub = std::upper_bound(b.offsets.begin(), b.offsets.end(), begin) -
+                   b.offsets.begin() - 1;
+      for (size_t i = begin; i < end; ++i) {
+        while (b.offsets[sub + 1] <= i) ++sub;
+        const uint8_t* dims = b.dims.data() + sub * s;
+        const uint32_t p = b.pts[i];
+        const int k = best_dim(pr_, dims, s, p);
+        const uint32_t* perm = pr_.perm.data() + size_t(k) * n;
+        const uint32_t lo = pr_.lo[size_t(k) * n + p], hi = pr_.hi[size_t(k) * n + p];
+        const double* xp = pr_.x.data() + size_t(p) * d;
+        int64_t cnt = 0;
+        for (uint32_t pos = lo; pos < hi && cnt < need; ++pos) {
+          const uint32_t q = perm[pos];
+          if (q != p && near_in(xp, pr_.x.data() + size_t(q) * d, dims, s, t)) ++cnt;
+        }
+        flags[i] = static_cast<uint8_t>((cnt >= mu ? kCandidate : 0) | (cnt >= need ? kDense : 0));
+      }
+    });
+  }
+
+  void components(const Batch& b, std::vector<uint32_t>& comp) override {
+    const size_t nsub = b.size();
+    comp.assign(b.pts.size(), 0);
+    ThreadTeam team(resolve_threads(params_.threads, b.pts.size() * 256), cancel_);
+    std::vector<std::vector<int32_t>> local(team.size());
+    std::atomic<size_t> next{0};
+    const int s = b.s;
+    const uint32_t n = pr_.n;
+    const int d = pr_.d;
+    const double t = pr_.t;
+    team.run([&](int member) {
+      std::vector<int32_t>& loc = local[member];
+      loc.assign(n, -1);
+      for (;;) {
+        cancel_.throw_if_requested();
+        const size_t sub = next.fetch_add(1, std::memory_order_relaxed);
+        if (sub >= nsub) return;
+        const uint8_t* dims = b.dims.data() + sub * s;
+        const uint32_t* pts = b.pts.data() + b.offsets[sub];
+        uint32_t* parent = comp.data() + b.offsets[sub];
+        const uint32_t m = static_cast<uint32_t>(b.offsets[sub + 1] - b.offsets[sub]);
+        for (uint32_t i = 0; i < m; ++i) {
+          loc[pts[i]] = static_cast<int32_t>(i);
+          parent[i] = i;
+        }
+        auto find = [&](uint32_t x) {
+          while (parent[x] != x) {
+            parent[x] = parent[parent[x]];
+            x = parent[x];
+          }
+          return x;
+        };
+        for (uint32_t i = 0; i < m; ++i) {
+          if ((i & 1023) == 0) cancel_.throw_if_requested();
+          const uint32_t p = pts[i];
+          const int k = best_dim(pr_, dims, s, p);
+          const uint32_t* perm = pr_.perm.data() + size_t(k) * n;
+          const uint32_t lo = pr_.lo[size_t(k) * n + p], hi = pr_.hi[size_t(k) * n + p];
+          const double* xp = pr_.x.data() + size_t(p) * d;
+          for (uint32_t pos = lo; pos < hi; ++pos) {
+            const uint32_t q = perm[pos];
+            if (q <= p) continue;
+            const int32_t j = loc[q];
+            if (j < 0) continue;
+            uint32_t a = find(i), c = find(static_cast<uint32_t>(j));
+            if (a == c || !near_in(xp, pr_.x.data() + size_t(q) * d, dims, s, t)) continue;
+            // the smaller index stays the root: a root is its component's minimum
+            if (a < c) parent[c] = a; else parent[a] = c;
+          }
+        }
+        for (uint32_t i = 0; i < m; ++i) {
+          parent[i] = find(i);
+          loc[pts[i]] = -1;
+        }
+      }
+    });
+  }
+
+ private:
+  const Prepared& pr_;
+  const gd_params& params_;
+  const CancelToken& cancel_;
+  size_t budget_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cpu_backend(const Prepared& prep, const gd_params& params,
+                                          const CancelToken& cancel, size_t budget) {
+  return std::make_unique<CpuBackend>(prep, params, cancel, budget);
+}
+
+}  // namespace inscy
+}  // namespace gd

@@ -1,0 +1,97 @@
+// inscy_prepare.cpp — what both back ends of the subspace clustering read:
+// normalised columns, each dim's sort order and each point's window on it
+// (inscy.hpp), the exact form of the eps test and the density thresholds.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "inscy.hpp"
+
+namespace gd {
+namespace inscy {
+
+double sqrt_limit(double eps) {
+  const double inf = std::numeric_limits<double>::infinity();
+  double t = eps * eps;
+  if (!std::isfinite(t)) return inf;
+  // sqrt is monotone: {x : sqrt(x) <= eps} is [0, t]; a few steps find t.
+  while (t < inf && std::sqrt(t) <= eps) t = std::nextafter(t, inf);
+  while (t > 0 && std::sqrt(t) > eps) t = std::nextafter(t, 0.0);
+  return t;
+}
+
+int64_t dense_need(const gd_inscy_params& p, uint32_t n, int s) {
+  const double pi = 3.14159265358979323846;
+  const double c = std::pow(pi, s / 2.0) / std::tgamma(s / 2.0 + 1.0);
+  double thr = p.density_factor * static_cast<double>(n) * c * std::pow(p.eps, s);
+  thr = std::max(thr, static_cast<double>(p.mu));
+  if (!(thr <= static_cast<double>(n))) return static_cast<int64_t>(n) + 1;  // unreachable
+  return static_cast<int64_t>(std::ceil(thr));
+}
+
+Prepared prepare(const double* rows, uint32_t n, int d, double eps) {
+  Prepared pr;
+  pr.n = n;
+  pr.d = d;
+  pr.t = sqrt_limit(eps);
+  pr.x.assign(size_t(n) * d, 0.0);
+  for (int j = 0; j < d; ++j) {
+    double mn = std::numeric_limits<double>::infinity(), mx = -mn;
+    for (uint32_t i = 0; i < n; ++i) {
+      mn = std::min(mn, rows[size_t(i) * d + j]);
+      mx = std::max(mx, rows[size_t(i) * d + j]);
+    }
+    if (n == 0 || !(mx > mn)) continue;  // a constant column: all 0
+    const double range = mx - mn;
+    for (uint32_t i = 0; i < n; ++i)
+      pr.x[size_t(i) * d + j] = (rows[size_t(i) * d + j] - mn) / range;
+  }
+
+  pr.perm.resize(size_t(d) * n);
+  pr.lo.resize(size_t(d) * n);
+  pr.hi.resize(size_t(d) * n);
+  std::vector<double> v(n);
+  std::vector<uint32_t> pos(n);
+  const double t = pr.t;
+  for (int k = 0; k < d; ++k) {
+    uint32_t* perm = pr.perm.data() + size_t(k) * n;
+    std::iota(perm, perm + n, 0u);
+    const double* x = pr.x.data();
+    std::sort(perm, perm + n, [&](uint32_t a, uint32_t b) {
+      double va = x[size_t(a) * d + k], vb = x[size_t(b) * d + k];
+      return va < vb || (va == vb && a < b);
+    });
+    for (uint32_t i = 0; i < n; ++i) {
+      v[i] = x[size_t(perm[i]) * d + k];
+      pos[perm[i]] = i;
+    }
+    for (uint32_t p = 0; p < n; ++p) {
+      const double a = x[size_t(p) * d + k];
+      auto near = [&](double w) {
+        double diff = a - w;
+        return diff * diff <= t;
+      };
+      const uint32_t i = pos[p];
+      // left: positions [0, i], near() false then true
+      uint32_t l = 0, r = i;
+      while (l < r) {
+        uint32_t m = l + (r - l) / 2;
+        if (near(v[m])) r = m; else l = m + 1;
+      }
+      pr.lo[size_t(k) * n + p] = l;
+      // right: positions [i, n), near() true then false
+      l = i + 1;
+      r = n;
+      while (l < r) {
+        uint32_t m = l + (r - l) / 2;
+        if (near(v[m])) l = m + 1; else r = m;
+      }
+      pr.hi[size_t(k) * n + p] = l;
+    }
+  }
+  return pr;
+}
+
+}  // namespace inscy
+}  // namespace gd
