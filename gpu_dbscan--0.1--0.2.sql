@@ -2,3 +2,34 @@
 \echo Use "ALTER EXTENSION gpu_dbscan UPDATE TO '0.2'" to load this file. \quit
 
 -- What 0.2 adds to 0.1; gpu_dbscan--0.2.sql holds the same objects for a new install.
+
+-- Subspace clustering (GPU-INSCY's cluster model): docs/subspace.md.
+CREATE TYPE gpu_inscy_cluster AS (
+    dims int[],
+    members int[]
+);
+
+COMMENT ON TYPE gpu_inscy_cluster IS
+'A subspace cluster of gpu_inscy: its subspace (1-based column positions, ascending) and its rows (1-based positions in the aggregate''s input order, ascending)';
+
+CREATE FUNCTION gpu_inscy_transfn(internal, float8[], float8, int, int, float8, float8)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'gpu_inscy_transfn'
+LANGUAGE C PARALLEL SAFE;
+
+CREATE FUNCTION gpu_inscy_finalfn(internal)
+RETURNS gpu_inscy_cluster[]
+AS 'MODULE_PATHNAME', 'gpu_inscy_finalfn'
+LANGUAGE C PARALLEL SAFE;
+
+CREATE AGGREGATE gpu_inscy(features float8[], eps float8, mu int, min_size int,
+                           density_factor float8, redundancy float8) (
+    SFUNC = gpu_inscy_transfn,
+    STYPE = internal,
+    FINALFUNC = gpu_inscy_finalfn,
+    FINALFUNC_MODIFY = READ_ONLY,
+    PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE gpu_inscy(float8[], float8, int, int, float8, float8) IS
+'Density-based subspace clusters (GPU-INSCY''s model, exact; docs/subspace.md) of rows of 2 to 64 features, normalised per column: every kept cluster with its subspace, sorted by subspace then first row; use ORDER BY to fix the row positions';

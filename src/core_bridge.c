@@ -380,6 +380,64 @@ bridge_record_graph_run(int64_t nrows, int64_t ngeoms, double t_pairs, double t_
 	last_run.stats.t_total = t_total;
 }
 
+/*
+ * Subspace clusters on the chosen back end (see core_bridge.h), with a GPU
+ * slot as for the other GPU runs; a device failure under
+ * gpu_dbscan.backend = auto is retried on the CPU.
+ */
+void
+bridge_inscy(const double *rows, int64_t n, int d, const gd_inscy_params *inscy,
+			 gd_inscy_result *out)
+{
+	gd_backend	backend = choose_backend(n);
+	gd_params	params;
+	gd_run_stats stats;
+	gd_error	err;
+	gd_status	status;
+	double		waited = 0;
+	bool		slot = false;
+
+	if (backend == GD_BACKEND_GPU)
+	{
+		slot = gd_gpu_slot_acquire(gd_backend_setting == GD_SETTING_GPU ? -1 :
+								   gd_gpu_wait_timeout_ms, &waited);
+		if (!slot)
+		{
+			ereport(NOTICE,
+					(errmsg("gpu_dbscan: no GPU slot free after %.0f ms, clustering on the CPU instead",
+							waited),
+					 errdetail("gpu_dbscan.max_gpu_sessions = %d sessions are using the GPU.",
+							   gd_max_gpu_sessions)));
+			backend = GD_BACKEND_CPU;
+		}
+	}
+	fill_params(&params, 0, 0, backend);
+	memset(&stats, 0, sizeof(stats));
+	memset(&err, 0, sizeof(err));
+	status = gd_inscy(rows, n, d, inscy, &params, out, &stats, &err);
+	if (slot)
+		gd_gpu_slot_release();
+	if (status != GD_OK && backend == GD_BACKEND_GPU &&
+		gd_backend_setting == GD_SETTING_AUTO && is_device_failure(status))
+	{
+		ereport(NOTICE,
+				(errmsg("gpu_dbscan: the GPU run failed, clustering on the CPU instead"),
+				 errdetail("%s", err.message)));
+		fill_params(&params, 0, 0, GD_BACKEND_CPU);
+		memset(&stats, 0, sizeof(stats));
+		status = gd_inscy(rows, n, d, inscy, &params, out, &stats, &err);
+	}
+	if (status != GD_OK)
+		raise_core_error(&err);
+
+	memset(&last_run, 0, sizeof(last_run));
+	last_run.valid = true;
+	last_run.backend = stats.backend == GD_BACKEND_GPU ? "gpu" : "cpu";
+	last_run.rows = n;
+	last_run.stats = stats;
+	last_run.slot_wait_ms = waited;
+}
+
 PG_FUNCTION_INFO_V1(gpu_dbscan_last_run);
 
 /*

@@ -12,6 +12,7 @@
 #define GPU_DBSCAN_CORE_BRIDGE_H
 
 #include "gd_core.h"
+#include "gd_inscy.h"
 
 /* Clusters a partition of points (row_kind POINT, EMPTY or NULL). */
 extern void bridge_cluster_points(const double *x, const double *y,
@@ -66,5 +67,13 @@ extern void bridge_cluster_graph(const uint8_t *row_kind, int64_t nrows,
 /* Statistics of a non-point clustering, timed by the glue (seconds). */
 extern void bridge_record_graph_run(int64_t nrows, int64_t ngeoms, double t_pairs,
 									double t_exact, double t_graph, double t_total);
+
+/*
+ * Subspace clusters of n rows of d features (row-major) on the back end
+ * gpu_dbscan.backend chooses; out is the core's: free it with
+ * gd_inscy_result_free.
+ */
+extern void bridge_inscy(const double *rows, int64_t n, int d,
+						 const gd_inscy_params *inscy, gd_inscy_result *out);
 
 #endif							/* GPU_DBSCAN_CORE_BRIDGE_H */

@@ -68,7 +68,14 @@ class Driver {
 
   void run() {
     Passed passed = level_one();
-    for (int s = 2; s <= pr_.d && !passed.masks.empty(); ++s) passed = level(s, passed);
+    for (int s = 2; s <= pr_.d && !passed.masks.empty(); ++s) {
+      auto t0 = Clock::now();
+      const int64_t before = evaluated;
+      passed = level(s, passed);
+      if (std::getenv("GD_INSCY_TRACE"))
+        std::fprintf(stderr, "level %d: %lld evaluated, %zu passed, %.3f s\n", s,
+                     static_cast<long long>(evaluated - before), passed.masks.size(), since(t0));
+    }
   }
 
  private:
