@@ -150,12 +150,14 @@ __global__ void union_kernel(DevPrepared pr, DevBatch b, const volatile int* can
   }
 }
 
-__global__ void flatten_kernel(DevBatch b, uint32_t* parent) {
+// Each point's root, into an array of its own: finds still halve paths in
+// parent, and such a write could land after a root was stored there.
+__global__ void flatten_kernel(DevBatch b, uint32_t* parent, uint32_t* root) {
   for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < b.npairs;
        i += uint64_t(gridDim.x) * blockDim.x) {
     const uint64_t sub = subspace_of(b, i);
     const uint64_t off = b.offsets[sub];
-    parent[i] = cuda::uf_find(parent + off, static_cast<uint32_t>(i - off));
+    root[i] = cuda::uf_find(parent + off, static_cast<uint32_t>(i - off));
   }
 }
 
@@ -208,6 +210,7 @@ class GpuBackend final : public Backend {
     cuda::Stopwatch sw;
     Uploaded u = upload_batch(b);
     auto parent = ctx_.alloc<uint32_t>(b.pts.size(), "subspace clustering union-find");
+    auto root = ctx_.alloc<uint32_t>(b.pts.size(), "subspace clustering components");
     t_transfer += sw.lap();
     const unsigned threads = cuda::kBlock;
     init_kernel<<<cuda::grid_for(b.pts.size()), threads, 0, ctx_.stream()>>>(u.view,
@@ -216,13 +219,13 @@ class GpuBackend final : public Backend {
     union_kernel<<<warp_grid(b.pts.size()), kWarpsPerBlock * 32, 0, ctx_.stream()>>>(
         dev(), u.view, ctx_.cancel_flag_device(), parent.data());
     GD_CHECK_LAUNCH("inscy union");
-    flatten_kernel<<<cuda::grid_for(b.pts.size()), threads, 0, ctx_.stream()>>>(u.view,
-                                                                                parent.data());
+    flatten_kernel<<<cuda::grid_for(b.pts.size()), threads, 0, ctx_.stream()>>>(
+        u.view, parent.data(), root.data());
     GD_CHECK_LAUNCH("inscy flatten");
     ctx_.wait();
     sw.lap();
     comp.resize(b.pts.size());
-    download(comp, parent);
+    download(comp, root);
     t_transfer += sw.lap();
   }
 

@@ -51,7 +51,9 @@ FROM (SELECT gpu_inscy(ARRAY[x, y], 0.15, 2, 3, 0.5, 0.5 ORDER BY id DESC) AS r 
 
 -- a constant third column becomes 0: all 8 rows are one cluster in {3},
 -- and every cluster of {x}, {y}, {x, y} comes back with 3 added to its dims
--- (the same rows: distances do not change); r = 1 keeps them all
+-- (the same rows: distances do not change); r = 1 keeps them all.  (In
+-- {x, const} the threshold is that of s = 2, 2 neighbours, so rows 5-7 are
+-- dense there, but 3 rows are fewer than min_size 4.)
 SELECT c.dims, c.members
 FROM (SELECT gpu_inscy(ARRAY[x, y, 7.0], 0.15, 2, 4, 1.0, 1.0 ORDER BY id) AS r FROM pts) s,
      unnest(s.r) AS c;

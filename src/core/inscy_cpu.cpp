@@ -38,8 +38,8 @@ class CpuBackend final : public Backend {
   void count(const Batch& b, int64_t mu, int64_t need, std::vector<uint8_t>& flags) override {
     const size_t total = b.pts.size();
     flags.assign(total, 0);
-    ThreadTeam team(resolve_threads(params_.threads, total * 256), cancel_);
     const int s = b.s;
+    ThreadTeam team(threads_for(b), cancel_);
     const uint32_t n = pr_.n;
     const int d = pr_.d;
     const double t = pr_.t;
@@ -67,7 +67,7 @@ class CpuBackend final : public Backend {
   void components(const Batch& b, std::vector<uint32_t>& comp) override {
     const size_t nsub = b.size();
     comp.assign(b.pts.size(), 0);
-    ThreadTeam team(resolve_threads(params_.threads, b.pts.size() * 256), cancel_);
+    ThreadTeam team(threads_for(b), cancel_);
     std::vector<std::vector<int32_t>> local(team.size());
     std::atomic<size_t> next{0};
     const int s = b.s;
@@ -123,6 +123,17 @@ class CpuBackend final : public Backend {
   }
 
  private:
+  // Threads for a batch, from the candidates its points scan (their
+  // shortest windows): one thread per kWorkPerThread of them.
+  int threads_for(const Batch& b) const {
+    constexpr size_t kWorkPerThread = 1 << 18;
+    size_t work = 0;
+    for (size_t sub = 0; sub < b.size(); ++sub)
+      for (uint64_t i = b.offsets[sub]; i < b.offsets[sub + 1]; ++i)
+        work += pr_.window(best_dim(pr_, b.dims.data() + sub * b.s, b.s, b.pts[i]), b.pts[i]);
+    return resolve_threads(params_.threads, work / kWorkPerThread * 16384);
+  }
+
   const Prepared& pr_;
   const gd_params& params_;
   const CancelToken& cancel_;

@@ -262,14 +262,16 @@ bool dims_before(uint64_t a, uint64_t b) {
 }
 
 // Step 5: by decreasing s, drop a cluster when a kept cluster of a strict
-// superset shares a point with it and |C| * r < |C'|.
+// superset shares a point with it and |C| * r < |C'|.  C's rows are marked in
+// a bitset; each kept cluster of a strict superset that is large enough is
+// tested for a marked row, stopping at the first.
 std::vector<const Cluster*> redundancy(const std::vector<Cluster>& all, double r, uint32_t n,
                                        const CancelToken& cancel) {
   std::vector<const Cluster*> order;
   for (const Cluster& c : all) order.push_back(&c);
   std::stable_sort(order.begin(), order.end(),
                    [](const Cluster* a, const Cluster* b) { return a->s > b->s; });
-  std::vector<std::vector<const Cluster*>> kept_at(n);
+  std::vector<uint64_t> mark((n + 63) / 64, 0);
   std::vector<const Cluster*> kept, level;
   for (size_t i = 0; i < order.size();) {
     const int s = order[i]->s;
@@ -278,21 +280,21 @@ std::vector<const Cluster*> redundancy(const std::vector<Cluster>& all, double r
       cancel.throw_if_requested();
       const Cluster& c = *order[i];
       const double mine = double(c.members.size()) * r;
+      for (uint32_t p : c.members) mark[p / 64] |= uint64_t(1) << (p % 64);
       bool drop = false;
-      for (uint32_t p : c.members) {
-        for (const Cluster* o : kept_at[p])
-          if ((o->mask & c.mask) == c.mask && mine < double(o->members.size())) {
+      for (const Cluster* o : kept) {  // all of a larger s: strict supersets when they contain c's dims
+        if ((o->mask & c.mask) != c.mask || !(mine < double(o->members.size()))) continue;
+        for (uint32_t q : o->members)
+          if (mark[q / 64] >> (q % 64) & 1) {
             drop = true;
             break;
           }
         if (drop) break;
       }
+      for (uint32_t p : c.members) mark[p / 64] = 0;
       if (!drop) level.push_back(&c);
     }
-    for (const Cluster* c : level) {
-      kept.push_back(c);
-      for (uint32_t p : c->members) kept_at[p].push_back(c);
-    }
+    kept.insert(kept.end(), level.begin(), level.end());
   }
   std::sort(kept.begin(), kept.end(), [](const Cluster* a, const Cluster* b) {
     if (a->s != b->s) return a->s < b->s;
@@ -336,6 +338,9 @@ void run(const double* rows, uint32_t n, int d, const gd_inscy_params& ip,
 
   t0 = Clock::now();
   std::vector<const Cluster*> kept = redundancy(drv.clusters, ip.redundancy, n, cancel);
+  if (std::getenv("GD_INSCY_TRACE"))
+    std::fprintf(stderr, "redundancy: %zu of %zu clusters kept, %.3f s\n", kept.size(),
+                 drv.clusters.size(), since(t0));
   size_t nmembers = 0;
   uint64_t seen_mask = 0;
   int64_t subspaces = 0;
