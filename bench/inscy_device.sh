@@ -21,7 +21,9 @@ timeout 120 ./build/gd_unit_tests --gtest_filter='Inscy*' >"$OUT/unit.log" 2>&1
 stamp "unit tests rc $?: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$OUT/unit.log" | tr '\n' ' ')"
 stamp "bench"
 timeout 60 ./build/gd_inscy_bench --sets glass,vowel,pendigits --reps 3 >"$OUT/bench.log" 2>&1
-GD_INSCY_TRACE=1 timeout 150 ./build/gd_inscy_bench --sets sky_1x2 --reps 1 --cpu-max-n 10000 \
+echo "# sky 0.5x0.5 (the first 7,253 rows; paper: GPU-INSCY 4.89 s)" >>"$OUT/bench.log"
+timeout 60 ./build/gd_inscy_bench --sets sky_1x2 --rows 7253 --reps 3 >>"$OUT/bench.log" 2>&1
+GD_INSCY_TRACE=1 timeout 120 ./build/gd_inscy_bench --sets sky_1x2 --reps 2 --cpu-max-n 10000 \
 	>>"$OUT/bench.log" 2>&1
 stamp "bench rc $?"
 cat "$OUT/bench.log" >>"$OUT/summary.log"
@@ -31,8 +33,9 @@ if command -v pg_config >/dev/null && [[ -n ${PGHOST:-} ]]; then
 		psql -X -q -c "DROP DATABASE IF EXISTS inscy" -c "CREATE DATABASE inscy" postgres &&
 		psql -X -q -d inscy -c "CREATE EXTENSION postgis" -c "CREATE EXTENSION gpu_dbscan"; } \
 		>"$OUT/sql.log" 2>&1 || { stamp "install failed"; tail -30 "$OUT/sql.log" >>"$OUT/summary.log"; exit 1; }
-	PGDATABASE=inscy REPS=3 timeout 100 bash bench/inscy_sql.sh glass vowel pendigits >>"$OUT/sql.log" 2>&1
-	PGDATABASE=inscy REPS=1 BACKENDS=gpu timeout 100 bash bench/inscy_sql.sh sky_1x2 >>"$OUT/sql.log" 2>&1
+	PGDATABASE=inscy REPS=3 BACKENDS="auto gpu cpu" timeout 100 bash bench/inscy_sql.sh glass vowel pendigits \
+		>>"$OUT/sql.log" 2>&1
+	PGDATABASE=inscy REPS=2 BACKENDS=auto timeout 150 bash bench/inscy_sql.sh sky_1x2 >>"$OUT/sql.log" 2>&1
 	stamp "sql rc $?"
 	grep -v '^make\|^/usr\|^g++\|^gcc\|^mkdir' "$OUT/sql.log" | tail -20 >>"$OUT/summary.log"
 fi

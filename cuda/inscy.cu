@@ -4,8 +4,9 @@
 // fit the budget), as GPU-INSCY processes every descriptor of a recursion
 // level together:
 //   count:      one warp per (subspace, point) pair scans the point's window
-//               on the subspace's dim where it is shortest, 32 candidates a
-//               step, and stops once the count reaches the density need;
+//               on the subspace's dim where it is shortest (the next
+//               shortest tested first), 32 candidates a step, and stops once
+//               the count reaches the density need;
 //   components: one warp per (subspace, dense point) pair unites the point
 //               with its later dense neighbours in the subspace's own slice
 //               of a lock-free union-find (union_find.cuh), whose roots are
@@ -57,22 +58,14 @@ __device__ inline uint64_t subspace_of(const DevBatch& b, uint64_t i) {
   return l;
 }
 
-// p's shortest window among the subspace's dims.
-__device__ inline void best_window(const DevPrepared& pr, const uint8_t* dims, int s, uint32_t p,
-                                   const uint32_t** perm, uint32_t* lo, uint32_t* hi) {
-  uint32_t best_w = 0xffffffffu;
-  int best = dims[0];
-  for (int i = 0; i < s; ++i) {
-    const size_t at = size_t(dims[i]) * pr.n + p;
-    const uint32_t w = pr.hi[at] - pr.lo[at];
-    if (w < best_w) {
-      best_w = w;
-      best = dims[i];
-    }
-  }
-  *perm = pr.perm + size_t(best) * pr.n;
-  *lo = pr.lo[size_t(best) * pr.n + p];
-  *hi = pr.hi[size_t(best) * pr.n + p];
+// p's window on its scan dim (inscy.hpp's choose_scan), and the dim it tests first.
+__device__ inline int scan_window(const DevPrepared& pr, const uint8_t* dims, int s, uint32_t p,
+                                 const uint32_t** perm, uint32_t* lo, uint32_t* hi) {
+  const Scan sc = choose_scan(pr.lo, pr.hi, pr.n, dims, s, p);
+  *perm = pr.perm + size_t(sc.k1) * pr.n;
+  *lo = pr.lo[size_t(sc.k1) * pr.n + p];
+  *hi = pr.hi[size_t(sc.k1) * pr.n + p];
+  return sc.k2;
 }
 
 __global__ void count_kernel(DevPrepared pr, DevBatch b, int64_t mu, int64_t need,
@@ -87,7 +80,7 @@ __global__ void count_kernel(DevPrepared pr, DevBatch b, int64_t mu, int64_t nee
     const uint32_t p = b.pts[i];
     const uint32_t* perm;
     uint32_t lo, hi;
-    best_window(pr, dims, b.s, p, &perm, &lo, &hi);
+    const int k2 = scan_window(pr, dims, b.s, p, &perm, &lo, &hi);
     const double* xp = pr.x + size_t(p) * pr.d;
     int64_t cnt = 0;
     for (uint32_t base = lo; base < hi && cnt < need; base += 32) {
@@ -95,7 +88,8 @@ __global__ void count_kernel(DevPrepared pr, DevBatch b, int64_t mu, int64_t nee
       bool ok = false;
       if (pos < hi) {
         const uint32_t q = perm[pos];
-        ok = q != p && near_in(xp, pr.x + size_t(q) * pr.d, dims, b.s, pr.t);
+        const double* xq = pr.x + size_t(q) * pr.d;
+        ok = q != p && near_on(xp, xq, k2, pr.t) && near_in(xp, xq, dims, b.s, pr.t);
       }
       cnt += __popc(__ballot_sync(kFull, ok));
     }
@@ -137,13 +131,14 @@ __global__ void union_kernel(DevPrepared pr, DevBatch b, const volatile int* can
     const uint32_t me = static_cast<uint32_t>(i - off);
     const uint32_t* perm;
     uint32_t lo, hi;
-    best_window(pr, dims, b.s, p, &perm, &lo, &hi);
+    const int k2 = scan_window(pr, dims, b.s, p, &perm, &lo, &hi);
     const double* xp = pr.x + size_t(p) * pr.d;
     uint32_t* par = parent + off;
     for (uint32_t pos = lo + lane; pos < hi; pos += 32) {
       const uint32_t q = perm[pos];
       if (q <= p) continue;
-      if (!near_in(xp, pr.x + size_t(q) * pr.d, dims, b.s, pr.t)) continue;
+      const double* xq = pr.x + size_t(q) * pr.d;
+      if (!near_on(xp, xq, k2, pr.t) || !near_in(xp, xq, dims, b.s, pr.t)) continue;
       const int64_t j = find_point(b.pts + off, m, q);
       if (j >= 0) cuda::uf_unite(par, me, static_cast<uint32_t>(j));
     }

@@ -37,6 +37,34 @@ struct Prepared {
   }
 };
 
+// Where a point looks for its neighbours in a subspace: its window on the
+// dim k1 where it is shortest (scanned), and the next shortest k2, tested
+// alone first (near_on; k2 == k1 when s == 1).
+struct Scan {
+  int k1, k2;
+};
+
+GD_HOST_DEVICE inline Scan choose_scan(const uint32_t* lo, const uint32_t* hi, uint32_t n,
+                                      const uint8_t* dims, int s, uint32_t p) {
+  uint32_t w1 = 0xffffffffu, w2 = 0xffffffffu;
+  int k1 = dims[0], k2 = dims[0];
+  for (int i = 0; i < s; ++i) {
+    const size_t at = size_t(dims[i]) * n + p;
+    const uint32_t w = hi[at] - lo[at];
+    if (w < w1) {
+      w2 = w1;
+      k2 = k1;
+      w1 = w;
+      k1 = dims[i];
+    } else if (w < w2) {
+      w2 = w;
+      k2 = dims[i];
+    }
+  }
+  if (s == 1) k2 = k1;
+  return Scan{k1, k2};
+}
+
 // The largest double t with sqrt(t) <= eps (+infinity when every sum passes).
 double sqrt_limit(double eps);
 
@@ -109,6 +137,14 @@ GD_HOST_DEVICE inline bool near_in(const double* xp, const double* xq, const uin
     if (sum > t) return false;
   }
   return true;
+}
+
+// One term alone: false only when q is no neighbour of p in any subspace
+// holding dim k (the sum is never below any of its terms: rounding is
+// monotone and the terms are >= 0).
+GD_HOST_DEVICE inline bool near_on(const double* xp, const double* xq, int k, double t) {
+  const double diff = xp[k] - xq[k];
+  return diff * diff <= t;
 }
 
 }  // namespace inscy

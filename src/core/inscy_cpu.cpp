@@ -1,7 +1,8 @@
 // inscy_cpu.cpp — the CPU back end of the subspace clustering (inscy.hpp):
 // neighbour counts with early exit and per-subspace union-find, on the
 // project's thread team.  Each point scans its window on the dim of the
-// subspace where its window is shortest: every neighbour lies in it.
+// subspace where its window is shortest (every neighbour lies in it) and
+// first tests the next shortest dim alone (near_on).
 #include <algorithm>
 #include <atomic>
 
@@ -11,20 +12,6 @@
 namespace gd {
 namespace inscy {
 namespace {
-
-// The dim of dims[0..s) where p's window is shortest.
-inline int best_dim(const Prepared& pr, const uint8_t* dims, int s, uint32_t p) {
-  int best = dims[0];
-  uint32_t w = pr.window(best, p);
-  for (int i = 1; i < s; ++i) {
-    uint32_t wi = pr.window(dims[i], p);
-    if (wi < w) {
-      w = wi;
-      best = dims[i];
-    }
-  }
-  return best;
-}
 
 class CpuBackend final : public Backend {
  public:
@@ -50,14 +37,15 @@ class CpuBackend final : public Backend {
         while (b.offsets[sub + 1] <= i) ++sub;
         const uint8_t* dims = b.dims.data() + sub * s;
         const uint32_t p = b.pts[i];
-        const int k = best_dim(pr_, dims, s, p);
-        const uint32_t* perm = pr_.perm.data() + size_t(k) * n;
-        const uint32_t lo = pr_.lo[size_t(k) * n + p], hi = pr_.hi[size_t(k) * n + p];
+        const Scan sc = choose_scan(pr_.lo.data(), pr_.hi.data(), n, dims, s, p);
+        const uint32_t* perm = pr_.perm.data() + size_t(sc.k1) * n;
+        const uint32_t lo = pr_.lo[size_t(sc.k1) * n + p], hi = pr_.hi[size_t(sc.k1) * n + p];
         const double* xp = pr_.x.data() + size_t(p) * d;
         int64_t cnt = 0;
         for (uint32_t pos = lo; pos < hi && cnt < need; ++pos) {
           const uint32_t q = perm[pos];
-          if (q != p && near_in(xp, pr_.x.data() + size_t(q) * d, dims, s, t)) ++cnt;
+          const double* xq = pr_.x.data() + size_t(q) * d;
+          if (q != p && near_on(xp, xq, sc.k2, t) && near_in(xp, xq, dims, s, t)) ++cnt;
         }
         flags[i] = static_cast<uint8_t>((cnt >= mu ? kCandidate : 0) | (cnt >= need ? kDense : 0));
       }
@@ -99,13 +87,13 @@ class CpuBackend final : public Backend {
         for (uint32_t i = 0; i < m; ++i) {
           if ((i & 1023) == 0) cancel_.throw_if_requested();
           const uint32_t p = pts[i];
-          const int k = best_dim(pr_, dims, s, p);
-          const uint32_t* perm = pr_.perm.data() + size_t(k) * n;
-          const uint32_t lo = pr_.lo[size_t(k) * n + p], hi = pr_.hi[size_t(k) * n + p];
+          const Scan sc = choose_scan(pr_.lo.data(), pr_.hi.data(), n, dims, s, p);
+          const uint32_t* perm = pr_.perm.data() + size_t(sc.k1) * n;
+          const uint32_t lo = pr_.lo[size_t(sc.k1) * n + p], hi = pr_.hi[size_t(sc.k1) * n + p];
           const double* xp = pr_.x.data() + size_t(p) * d;
           for (uint32_t pos = lo; pos < hi; ++pos) {
             const uint32_t q = perm[pos];
-            if (q <= p) continue;
+            if (q <= p || !near_on(xp, pr_.x.data() + size_t(q) * d, sc.k2, t)) continue;
             const int32_t j = loc[q];
             if (j < 0) continue;
             uint32_t a = find(i), c = find(static_cast<uint32_t>(j));
@@ -130,7 +118,10 @@ class CpuBackend final : public Backend {
     size_t work = 0;
     for (size_t sub = 0; sub < b.size(); ++sub)
       for (uint64_t i = b.offsets[sub]; i < b.offsets[sub + 1]; ++i)
-        work += pr_.window(best_dim(pr_, b.dims.data() + sub * b.s, b.s, b.pts[i]), b.pts[i]);
+        work += pr_.window(
+            choose_scan(pr_.lo.data(), pr_.hi.data(), pr_.n, b.dims.data() + sub * b.s, b.s,
+                        b.pts[i]).k1,
+            b.pts[i]);
     return resolve_threads(params_.threads, work / kWorkPerThread * 16384);
   }
 

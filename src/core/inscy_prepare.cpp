@@ -51,6 +51,7 @@ Prepared prepare(const double* rows, uint32_t n, int d, double eps) {
   pr.perm.resize(size_t(d) * n);
   pr.lo.resize(size_t(d) * n);
   pr.hi.resize(size_t(d) * n);
+
   std::vector<double> v(n);
   std::vector<uint32_t> pos(n);
   const double t = pr.t;
