@@ -33,6 +33,10 @@ if command -v pg_config >/dev/null && [[ -n ${PGHOST:-} ]]; then
 		psql -X -q -c "DROP DATABASE IF EXISTS inscy" -c "CREATE DATABASE inscy" postgres &&
 		psql -X -q -d inscy -c "CREATE EXTENSION postgis" -c "CREATE EXTENSION gpu_dbscan"; } \
 		>"$OUT/sql.log" 2>&1 || { stamp "install failed"; tail -30 "$OUT/sql.log" >>"$OUT/summary.log"; exit 1; }
+	PGOPTIONS="-c gpu_dbscan.backend=gpu" timeout 60 make installcheck CORE_BUILD=build WITH_CUDA=yes \
+		REGRESS=inscy PG_CONFIG="$(command -v pg_config)" >"$OUT/regress.log" 2>&1
+	stamp "pg_regress inscy with gpu_dbscan.backend = gpu: rc $?"
+	cat regression.diffs >>"$OUT/regress.log" 2>/dev/null
 	PGDATABASE=inscy REPS=3 BACKENDS="auto gpu cpu" timeout 100 bash bench/inscy_sql.sh glass vowel pendigits \
 		>>"$OUT/sql.log" 2>&1
 	PGDATABASE=inscy REPS=2 BACKENDS=auto timeout 150 bash bench/inscy_sql.sh sky_1x2 >>"$OUT/sql.log" 2>&1
