@@ -15,12 +15,18 @@ COMMENT ON TYPE gpu_inscy_cluster IS
 CREATE FUNCTION gpu_inscy_transfn(internal, float8[], float8, int, int, float8, float8)
 RETURNS internal
 AS 'MODULE_PATHNAME', 'gpu_inscy_transfn'
-LANGUAGE C PARALLEL SAFE;
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_inscy_transfn(internal, float8[], float8, int, int, float8, float8) IS
+'Transition of gpu_inscy: checks the row and appends its features to the state; the first row gives the parameters, which every row must repeat';
 
 CREATE FUNCTION gpu_inscy_finalfn(internal)
 RETURNS gpu_inscy_cluster[]
 AS 'MODULE_PATHNAME', 'gpu_inscy_finalfn'
-LANGUAGE C PARALLEL SAFE;
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_inscy_finalfn(internal) IS
+'Final function of gpu_inscy: the subspace clusters of the rows, row positions in input order';
 
 CREATE AGGREGATE gpu_inscy(features float8[], eps float8, mu int, min_size int,
                            density_factor float8, redundancy float8) (
