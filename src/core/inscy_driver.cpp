@@ -127,7 +127,9 @@ class Driver {
     Passed out;
     prev_bytes_ = double(prev.bits.size()) * 8.0;
     const int64_t need = dense_need(ip_, pr_.n, s);
-    const size_t pair_cap = std::max<size_t>(be_.batch_bytes() / 16, pr_.n);
+    // a batch holds about 16 bytes a pair on the host (and on the device)
+    const size_t pair_cap =
+        std::max<size_t>(std::min(be_.batch_bytes(), budget_ / 4) / 16, pr_.n);
     Batch batch;
     batch.s = s;
     batch.offsets.push_back(0);

@@ -119,6 +119,18 @@ TEST(InscyCpuTest, MinSizeAndRedundancyBoundaries) {
   }
 }
 
+// A small budget cuts each level into many batches of subspaces.
+TEST(InscyCpuTest, SmallBatchesGiveTheSameAnswer) {
+  auto rows = planted_rows(300, 5, 5, 50, 0.03, 0, 77);
+  InscyParams p{0.08, 4, 8, 1.0, 1.0};
+  auto want = gd_test::reference_inscy(rows, 300, 5, p);
+  InscyRun small = run_inscy(rows, 300, 5, p, GD_BACKEND_CPU, 0, 64 << 10);
+  ASSERT_EQ(small.status, GD_OK) << small.err.message;
+  EXPECT_GT(small.stats.batches, 5);
+  EXPECT_FALSE(want.empty());
+  EXPECT_EQ(gd_test::first_difference(small.clusters, want), "");
+}
+
 TEST(InscyCpuTest, ThreadCountsGiveOneAnswer) {
   auto rows = planted_rows(400, 6, 6, 60, 0.03, 0, 99);
   InscyParams p{0.07, 5, 10, 1.0, 1.0};
