@@ -103,7 +103,7 @@ class Driver {
       auto flush = [&] {
         if (int64_t(run.size()) >= ip_.min_size) {
           std::sort(run.begin(), run.end());
-          clusters.push_back(Cluster{uint64_t(1) << k, 1, run});
+          add_cluster(Cluster{uint64_t(1) << k, 1, run});
         }
         run.clear();
       };
@@ -125,7 +125,7 @@ class Driver {
   // One level: generate, prune, count, cluster.
   Passed level(int s, const Passed& prev) {
     Passed out;
-    prev_bytes_ = double(prev.bits.size()) * 8.0;
+    prev_bytes_ = passed_bytes(prev.masks.size());
     const int64_t need = dense_need(ip_, pr_.n, s);
     // a batch holds about 16 bytes a pair on the host (and on the device)
     const size_t pair_cap =
@@ -203,7 +203,8 @@ class Driver {
         std::fill(bits.begin(), bits.end(), 0);
         for (uint64_t k = batch.offsets[i]; k < batch.offsets[i + 1]; ++k)
           if (flags[k] & kCandidate) bits[batch.pts[k] / 64] |= uint64_t(1) << (batch.pts[k] % 64);
-        const double held = double(out.bits.size() + words_) * 8.0 + prev_bytes_ + held_prev_;
+        const double held = passed_bytes(out.masks.size() + 1) + prev_bytes_ + held_prev_ +
+                            cluster_bytes_;
         if (held > double(budget_)) over_budget("the candidate sets of a level", held, budget_);
         out.add(masks[i], bits.data(), words_);
       }
@@ -235,13 +236,25 @@ class Driver {
         c.members.reserve(size[root]);
         for (uint64_t m = k; m < e; ++m)
           if (comp[m] == root) c.members.push_back(dense.pts[m]);
-        clusters.push_back(std::move(c));
+        add_cluster(std::move(c));
       }
     }
   }
 
  public:
-  double held_prev_ = 0;
+  double held_prev_ = 0;  // the prepared input's bytes
+
+ private:
+  // Host bytes of `count` passed subspaces: bitset, mask, hash entry.
+  double passed_bytes(size_t count) const { return double(count) * (words_ * 8.0 + 72.0); }
+
+  // Keeps a cluster found; the clusters found count against the budget too.
+  void add_cluster(Cluster&& c) {
+    cluster_bytes_ += double(c.members.size()) * 4.0 + 48.0;
+    const double held = cluster_bytes_ + prev_bytes_ + held_prev_;
+    if (held > double(budget_)) over_budget("the clusters found", held, budget_);
+    clusters.push_back(std::move(c));
+  }
 
  private:
   const Prepared& pr_;
@@ -251,7 +264,8 @@ class Driver {
   size_t budget_;
   gd_run_stats& stats_;
   size_t words_;
-  double prev_bytes_ = 0;
+  double prev_bytes_ = 0;     // the previous level's passed subspaces
+  double cluster_bytes_ = 0;  // the clusters found so far
 };
 
 // Lexicographic order of two subspaces of the same size: at the first

@@ -186,6 +186,19 @@ TEST(InscyApiTest, EmptyInputHasNoClusters) {
   EXPECT_TRUE(r.clusters.empty());
 }
 
+// 40 constant columns: every subspace holds a cluster of all rows, so the
+// levels grow as C(40, s); the budget stops it with a clean error.
+TEST(InscyApiTest, SubspaceExplosionIsABudgetError) {
+  std::vector<double> rows(10 * 40, 1.0);
+  InscyRun r = run_inscy(rows, 10, 40, {0.1, 1, 1, 1.0, 1.0}, GD_BACKEND_CPU, 0, 8 << 20);
+  EXPECT_EQ(r.status, GD_ERR_NOMEM) << r.err.message;
+  // a few columns: every one of the 2^6 - 1 subspaces, all rows
+  std::vector<double> six(10 * 6, 1.0);
+  InscyRun all = run_inscy(six, 10, 6, {0.1, 1, 1, 1.0, 1.0}, GD_BACKEND_CPU);
+  ASSERT_EQ(all.status, GD_OK) << all.err.message;
+  EXPECT_EQ(all.clusters.size(), 63u);
+}
+
 int always_cancel(void*) { return 1; }
 
 TEST(InscyApiTest, CancelStopsTheRun) {
