@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <utility>
 
 #include "inscy.hpp"
 
@@ -52,43 +53,27 @@ Prepared prepare(const double* rows, uint32_t n, int d, double eps) {
   pr.lo.resize(size_t(d) * n);
   pr.hi.resize(size_t(d) * n);
 
-  std::vector<double> v(n);
-  std::vector<uint32_t> pos(n);
+  std::vector<std::pair<double, uint32_t>> order(n);
   const double t = pr.t;
   for (int k = 0; k < d; ++k) {
+    for (uint32_t i = 0; i < n; ++i) order[i] = {pr.x[size_t(i) * d + k], i};
+    std::sort(order.begin(), order.end());  // by value, ties by index
     uint32_t* perm = pr.perm.data() + size_t(k) * n;
-    std::iota(perm, perm + n, 0u);
-    const double* x = pr.x.data();
-    std::sort(perm, perm + n, [&](uint32_t a, uint32_t b) {
-      double va = x[size_t(a) * d + k], vb = x[size_t(b) * d + k];
-      return va < vb || (va == vb && a < b);
-    });
+    for (uint32_t i = 0; i < n; ++i) perm[i] = order[i].second;
+    // Windows by two pointers: near(a, w) only gets harder as a moves away
+    // from w, so both ends of the window move right as a grows.
+    auto near = [t](double a, double w) {
+      const double diff = a - w;
+      return diff * diff <= t;
+    };
+    uint32_t lo = 0, hi = 0;
     for (uint32_t i = 0; i < n; ++i) {
-      v[i] = x[size_t(perm[i]) * d + k];
-      pos[perm[i]] = i;
-    }
-    for (uint32_t p = 0; p < n; ++p) {
-      const double a = x[size_t(p) * d + k];
-      auto near = [&](double w) {
-        double diff = a - w;
-        return diff * diff <= t;
-      };
-      const uint32_t i = pos[p];
-      // left: positions [0, i], near() false then true
-      uint32_t l = 0, r = i;
-      while (l < r) {
-        uint32_t m = l + (r - l) / 2;
-        if (near(v[m])) r = m; else l = m + 1;
-      }
-      pr.lo[size_t(k) * n + p] = l;
-      // right: positions [i, n), near() true then false
-      l = i + 1;
-      r = n;
-      while (l < r) {
-        uint32_t m = l + (r - l) / 2;
-        if (near(v[m])) l = m + 1; else r = m;
-      }
-      pr.hi[size_t(k) * n + p] = l;
+      const double a = order[i].first;
+      while (!near(a, order[lo].first)) ++lo;
+      if (hi < i + 1) hi = i + 1;
+      while (hi < n && near(a, order[hi].first)) ++hi;
+      pr.lo[size_t(k) * n + perm[i]] = lo;
+      pr.hi[size_t(k) * n + perm[i]] = hi;
     }
   }
   return pr;
