@@ -47,7 +47,8 @@ BoxTree::Box join(const BoxTree::Box& a, const BoxTree::Box& b) {
 
 }  // namespace
 
-BoxTree::BoxTree(const std::vector<Box>& boxes) {
+BoxTree::BoxTree(const std::vector<Box>& boxes)
+    : charge_(static_cast<int64_t>(boxes.size()) * 64, "the box tree") {
   const size_t n = boxes.size();
   {
     std::vector<Centre> c(n);

@@ -16,6 +16,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "memory_ledger.hpp"
+
 namespace gd {
 
 class BoxTree {
@@ -86,6 +88,7 @@ class BoxTree {
     Box box;
     uint32_t first, count;  // entries [first, first + count) of the level below
   };
+  MemoryCharge charge_;          // all of the below, and the packing's scratch
   std::vector<Box> items_;       // the boxes in packed order
   std::vector<uint32_t> index_;  // packed position -> input position
   // levels_[0]: nodes over items_; levels_[l]: nodes over levels_[l - 1];

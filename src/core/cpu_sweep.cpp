@@ -72,6 +72,7 @@ struct DepthMin {
   uint32_t index, pos;
 };
 struct CellDepths {
+  MemoryCharge charge;  // memory_ledger.hpp
   std::vector<uint8_t> small;
   std::vector<CellBox> box;
   std::vector<uint32_t> hub, ndepths;
@@ -84,6 +85,9 @@ CellDepths cell_depths(const Grid& grid, double eps, const std::vector<Depth>& d
   const uint32_t* perm = grid.perm.data();
   const Depth* d = depth.data();
   CellDepths cd;
+  cd.charge = MemoryCharge(static_cast<int64_t>(ncells) * (1 + sizeof(CellBox) + 8) +
+                               static_cast<int64_t>(grid.xs.size()) * sizeof(DepthMin),
+                           "the sweep's cells");
   cd.small.assign(ncells, 0);
   cd.box.resize(ncells);
   cd.hub.assign(ncells, 0);
@@ -313,6 +317,14 @@ void sweep_levels(const PointsView& pts, double eps, const std::vector<int64_t>&
 
   std::atomic<bool> one_way{false};
   LevelEdges edges = scan_levels(grid, eps, depth, nlevels, best, one_way, team);
+  MemoryCharge edge_charge;  // counted once the scan has made them
+  {
+    int64_t bytes = 0;
+    for (const auto& chunk : edges)
+      for (const EdgeList& list : chunk)
+        bytes += static_cast<int64_t>(list.capacity() * sizeof(list[0]) + sizeof(list));
+    edge_charge.add(bytes, "the sweep's edges");
+  }
   stats.t_label += lap(watch);
 
   AtomicUnionFind uf(pts.n);
