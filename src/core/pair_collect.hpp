@@ -49,6 +49,7 @@ void collect_pairs(size_t n, size_t grain, ThreadTeam& team, int64_t max_pairs,
                    const char* what, Scan scan, gd_pair_list* out) {
   out->pairs = nullptr;
   out->count = 0;
+  out->charged = 0;
   const size_t nblocks = (n + grain - 1) / grain;
   std::vector<int64_t> counts(nblocks, 0);
   team.for_dynamic(n, grain, [&](size_t begin, size_t end) {
