@@ -14,6 +14,7 @@ SELECT pg_reload_conf() AS reloaded \gset
 SELECT pg_sleep(0.5) \gset
 -- committed, so that the dblink sessions see it (dropped at the end)
 CREATE EXTENSION IF NOT EXISTS gpu_dbscan CASCADE;
+DROP TABLE IF EXISTS public.gd_test_budget;
 CREATE UNLOGGED TABLE public.gd_test_budget AS
 	SELECT i AS id, ST_MakePoint(random() * 1000, random() * 1000) AS geom FROM generate_series(1, 160000) i;
 \ir lib/prelude.sql
