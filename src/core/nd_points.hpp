@@ -22,6 +22,7 @@
 
 #include "backend.hpp"
 #include "cpu_window.hpp"
+#include "memory_ledger.hpp"
 #include "pair_collect.hpp"
 #include "parallel.hpp"
 
