@@ -39,3 +39,18 @@ CREATE AGGREGATE gpu_inscy(features float8[], eps float8, mu int, min_size int,
 
 COMMENT ON AGGREGATE gpu_inscy(float8[], float8, int, int, float8, float8) IS
 'Density-based subspace clusters (GPU-INSCY''s model, exact; docs/subspace.md) of rows of 2 to 64 features, normalised per column: every kept cluster with its subspace, sorted by subspace then first row; use ORDER BY to fix the row positions';
+
+COMMENT ON FUNCTION gpu_dbscan_sweep(geometry, float8, int[]) IS
+'Cluster id of each row for every minpoints value (element k is gpu_dbscan(geom, eps, minpoints[k]) over the same window), from one neighbour search';
+
+CREATE FUNCTION gpu_dbscan_memory(
+    OUT session_bytes bigint,
+    OUT total_bytes bigint,
+    OUT query_limit_bytes bigint,
+    OUT total_limit_bytes bigint)
+RETURNS record
+AS 'MODULE_PATHNAME', 'gpu_dbscan_memory'
+LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION gpu_dbscan_memory() IS
+'Host memory gpu_dbscan holds now in this session and in all sessions, and the limits gpu_dbscan.max_query_memory and gpu_dbscan.max_total_memory in bytes (NULL: none)';

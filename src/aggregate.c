@@ -34,6 +34,7 @@
 #include "utils/memutils.h"
 #include "utils/typcache.h"
 
+#include "memory_budget.h"
 #include "partition_rows.h"
 #include "postgis_fn.h"
 #include "window_common.h"
@@ -720,6 +721,7 @@ gpu_dbscan_params_finalfn(PG_FUNCTION_ARGS)
 	TupleDesc	tupdesc;
 	int64		n;
 	int64		with_geometry = 0;
+	MemoryContext ids_cxt;
 	int32	   *ids;
 	int64	   *sizes;
 	Datum	   *out;
@@ -744,8 +746,11 @@ gpu_dbscan_params_finalfn(PG_FUNCTION_ARGS)
 	if (tupdesc->natts != 5)
 		elog(ERROR, "gpu_dbscan_params: return row type must have 5 columns");
 
-	ids = MemoryContextAllocHuge(CurrentMemoryContext,
-								 Max(n, 1) * st->params.nminpoints * sizeof(int32));
+	/* rows x values ids, charged to the memory ledger until ids_cxt goes */
+	ids_cxt = AllocSetContextCreate(CurrentMemoryContext, "gpu_dbscan_params ids",
+									ALLOCSET_SMALL_SIZES);
+	ids = gd_alloc_charged(ids_cxt, Max(n, 1) * st->params.nminpoints * sizeof(int32),
+						   "gpu_dbscan_params's ids");
 	sizes = MemoryContextAllocHuge(CurrentMemoryContext, Max(n, 1) * sizeof(int64));
 	/* one row per pair: their number in 64 bits (two int counts can pass INT_MAX) */
 	if ((int64) st->params.neps * st->params.nminpoints > (int64) (MaxAllocSize / sizeof(Datum)))
@@ -792,5 +797,6 @@ gpu_dbscan_params_finalfn(PG_FUNCTION_ARGS)
 			out[nout++] = HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls));
 		}
 	}
+	MemoryContextDelete(ids_cxt);
 	PG_RETURN_ARRAYTYPE_P(construct_array(out, nout, row_type, -1, false, TYPALIGN_DOUBLE));
 }

@@ -17,6 +17,7 @@
 #include "core_bridge.h"
 #include "gpu_slots.h"
 #include "guc.h"
+#include "memory_budget.h"
 
 /* Statistics of the session's last clustering, for gpu_dbscan_last_run(). */
 typedef struct LastRun
@@ -104,6 +105,7 @@ gpu_available(void)
 static void
 fill_params(gd_params *params, double eps, int64_t minpoints, gd_backend backend)
 {
+	gd_memory_prepare();
 	gd_params_init(params);
 	params->eps = eps;
 	params->minpoints = minpoints;

@@ -31,6 +31,8 @@ int			gd_device_memory_budget_setting_mb = 0;
 int			gd_max_device_memory_mb = 0;
 int			gd_max_gpu_sessions = 4;
 int			gd_gpu_wait_timeout_ms = 10000;
+int			gd_max_query_memory_mb = 0;
+int			gd_max_total_memory_mb = 0;
 
 static const struct config_enum_entry backend_options[] = {
 	{"auto", GD_SETTING_AUTO, false},
@@ -180,6 +182,31 @@ gd_define_gucs(void)
 							&gd_gpu_wait_timeout_ms,
 							10000, -1, INT_MAX,
 							PGC_USERSET, GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
+	/*
+	 * Host memory (memory_budget.c): one query's, set by a superuser, and
+	 * all sessions' together, in postgresql.conf.  Past either, a clean
+	 * out-of-memory error, never the OOM killer.
+	 */
+	DefineCustomIntVariable("gpu_dbscan.max_query_memory",
+							"Most host memory one query may hold in gpu_dbscan; 0 = no limit "
+							"of its own.",
+							"Pair lists, grids, sweep levels and a sweep's ids count; past "
+							"it the query fails with out of memory.",
+							&gd_max_query_memory_mb,
+							0, 0, INT_MAX,
+							PGC_SUSET, GUC_UNIT_MB,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpu_dbscan.max_total_memory",
+							"Most host memory all sessions together may hold in gpu_dbscan; "
+							"0 = half the physical memory, -1 = no limit.",
+							"Shared by every backend through the file "
+							"gpu_dbscan_memory.ledger of the data directory.",
+							&gd_max_total_memory_mb,
+							0, -1, INT_MAX,
+							PGC_SIGHUP, GUC_UNIT_MB,
 							NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("gpu_dbscan");

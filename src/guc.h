@@ -22,6 +22,8 @@ extern int	gd_max_device_memory_mb;	/* gpu_dbscan.max_device_memory */
 extern int	gd_device_memory_budget_mb;
 extern int	gd_max_gpu_sessions;	/* gpu_dbscan.max_gpu_sessions; 0 = no cap */
 extern int	gd_gpu_wait_timeout_ms;	/* gpu_dbscan.gpu_wait_timeout; -1 = none */
+extern int	gd_max_query_memory_mb;	/* gpu_dbscan.max_query_memory; 0 = none */
+extern int	gd_max_total_memory_mb;	/* gpu_dbscan.max_total_memory; 0 = half the RAM, -1 = none */
 
 extern void gd_define_gucs(void);
 

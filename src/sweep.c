@@ -15,6 +15,7 @@
 #include "utils/memutils.h"
 #include "windowapi.h"
 
+#include "memory_budget.h"
 #include "partition_rows.h"
 #include "window_common.h"
 
@@ -82,8 +83,8 @@ sweep_partition(FunctionCallInfo fcinfo, WindowObject win, SweepResult *res)
 	int64		nrows = window_partition_rows(win);
 	ClusterJob	job;
 
-	res->ids = MemoryContextAllocHuge(GetMemoryChunkContext(res),
-									  Max(nrows, 1) * nvalues * sizeof(int32));
+	res->ids = gd_alloc_charged(GetMemoryChunkContext(res),
+								Max(nrows, 1) * nvalues * sizeof(int32), "the sweep's ids");
 	memset(&job, 0, sizeof(job));
 	job.eps = eps;
 	job.minpoints = values;

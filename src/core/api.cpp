@@ -17,6 +17,7 @@
 #include "backend.hpp"
 #include "cpu_small.hpp"
 #include "graph.hpp"
+#include "memory_ledger.hpp"
 
 namespace {
 
@@ -136,8 +137,10 @@ gd_status gd_candidate_pairs(const gd_box* boxes, const uint8_t* row_kind, int64
 void gd_pair_list_free(gd_pair_list* list) {
   if (!list) return;
   std::free(list->pairs);
+  gd::memory_refund(list->charged);
   list->pairs = nullptr;
   list->count = 0;
+  list->charged = 0;
 }
 
 gd_status gd_cluster_graph(const uint8_t* row_kind, int64_t nrows, const gd_pair* edges,

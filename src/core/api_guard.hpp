@@ -90,6 +90,7 @@ inline const gd_params* check_pair_search(gd_pair_list* out, double eps, int64_t
   if (!out) invalid("out is NULL");
   out->pairs = nullptr;
   out->count = 0;
+  out->charged = 0;
   check_eps(eps);
   gd_params_init(defaults);
   if (!params) params = defaults;

@@ -161,6 +161,8 @@ Grid build_grid(const PointsView& pts, double eps, ThreadTeam& team) {
     grid.start.assign(1, 0);
     return grid;
   }
+  // perm, xs, ys, cells, start, and the sort's keys and scratch
+  grid.charge = MemoryCharge(static_cast<int64_t>(pts.n) * 64, "the grid");
   Box box = bounding_box(pts, team);
   grid.geometry = choose_geometry(box, eps);
   Cell last = grid.geometry.cell_of(box.xmax, box.ymax);

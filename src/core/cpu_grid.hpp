@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "backend.hpp"
+#include "memory_ledger.hpp"
 #include "parallel.hpp"
 
 namespace gd {
@@ -48,6 +49,7 @@ double neighbour_reach(double eps);
 
 // Points sorted by cell (row order within a cell), with the non-empty cells.
 struct Grid {
+  MemoryCharge charge;  // the vectors below and the sort's scratch (memory_ledger.hpp)
   GridGeometry geometry;
   std::vector<uint32_t> perm;   // sorted position -> point index
   std::vector<double> xs, ys;   // coordinates in sorted order

@@ -1,7 +1,9 @@
-// cpu_pairs.cpp — candidate neighbour pairs of boxes: a sweep along the axis
-// of larger extent, over boxes sorted by their lower bound on that axis; the
-// scan from each box stops at the first box that starts beyond its upper
-// bound plus eps.
+// cpu_pairs.cpp — candidate neighbour pairs of boxes: each box queries a
+// static R-tree of all the boxes (box_tree.hpp) for those within eps of it
+// on both axes, and keeps the ones packed after it, so that every pair is
+// found once.  (A sweep along one axis compared every pair of boxes that
+// overlap along it however far apart they lie on the other: 300,000
+// parallel lines took 50 s, ST_ClusterDBSCAN 3.2 s.)
 //
 // The test is |gap| <= eps on both axes, with a margin (eps * 1e-9 plus
 // 1e-12 of the largest coordinate) so that rounding in the caller's exact
@@ -14,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "box_tree.hpp"
 #include "cpu_grid.hpp"
 #include "cpu_phases.hpp"
 #include "graph.hpp"
@@ -23,12 +26,6 @@
 namespace gd {
 
 namespace {
-
-// A box seen along the sweep axis (lo, hi) and the other axis (olo, ohi).
-struct SweepBox {
-  double lo, hi, olo, ohi;
-  uint32_t row;
-};
 
 bool is_geometry(uint8_t kind) { return kind == GD_ROW_POINT || kind == GD_ROW_OTHER; }
 
@@ -41,58 +38,39 @@ void candidate_pairs(const gd_box* boxes, const uint8_t* row_kind, int64_t nrows
   out->count = 0;
 
   std::vector<uint32_t> rows;
-  double xext = 0, yext = 0, scale = 0;
-  {
-    double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
-    for (int64_t r = 0; r < nrows; ++r) {
-      if (!is_geometry(row_kind[r])) continue;
-      const gd_box& b = boxes[r];
-      if (!(std::isfinite(b.xmin) && std::isfinite(b.ymin) && std::isfinite(b.xmax) &&
-            std::isfinite(b.ymax)))
-        throw Error(GD_ERR_INVALID, "row " + std::to_string(r) + " has a non-finite coordinate");
-      if (!(b.xmin <= b.xmax && b.ymin <= b.ymax))
-        throw Error(GD_ERR_INVALID, "row " + std::to_string(r) + " has a box with min > max");
-      rows.push_back(static_cast<uint32_t>(r));
-      xmin = std::min(xmin, b.xmin);
-      xmax = std::max(xmax, b.xmax);
-      ymin = std::min(ymin, b.ymin);
-      ymax = std::max(ymax, b.ymax);
-    }
-    if (rows.size() < 2) return;
-    xext = xmax - xmin;
-    yext = ymax - ymin;
-    scale = std::max({std::fabs(xmin), std::fabs(xmax), std::fabs(ymin), std::fabs(ymax)});
+  std::vector<BoxTree::Box> bs;
+  double scale = 0;
+  for (int64_t r = 0; r < nrows; ++r) {
+    if (!is_geometry(row_kind[r])) continue;
+    const gd_box& b = boxes[r];
+    if (!(std::isfinite(b.xmin) && std::isfinite(b.ymin) && std::isfinite(b.xmax) &&
+          std::isfinite(b.ymax)))
+      throw Error(GD_ERR_INVALID, "row " + std::to_string(r) + " has a non-finite coordinate");
+    if (!(b.xmin <= b.xmax && b.ymin <= b.ymax))
+      throw Error(GD_ERR_INVALID, "row " + std::to_string(r) + " has a box with min > max");
+    rows.push_back(static_cast<uint32_t>(r));
+    bs.push_back(BoxTree::Box{b.xmin, b.ymin, b.xmax, b.ymax});
+    scale = std::max({scale, std::fabs(b.xmin), std::fabs(b.xmax), std::fabs(b.ymin),
+                      std::fabs(b.ymax)});
   }
+  if (rows.size() < 2) return;
   const double within = neighbour_reach(eps) * (1 + 1e-9) + 1e-12 * scale;
 
-  const bool along_x = xext >= yext;
-  std::vector<SweepBox> sb(rows.size());
-  for (size_t k = 0; k < rows.size(); ++k) {
-    const gd_box& b = boxes[rows[k]];
-    sb[k] = along_x ? SweepBox{b.xmin, b.xmax, b.ymin, b.ymax, rows[k]}
-                    : SweepBox{b.ymin, b.ymax, b.xmin, b.xmax, rows[k]};
-  }
-  rows.clear();
-  rows.shrink_to_fit();
-  std::sort(sb.begin(), sb.end(), [](const SweepBox& a, const SweepBox& b) {
-    return a.lo < b.lo || (a.lo == b.lo && a.row < b.row);
-  });
-
-  const size_t n = sb.size();
+  const BoxTree tree(bs);
+  std::vector<BoxTree::Box>().swap(bs);
+  const size_t n = tree.size();
   ThreadTeam team(resolve_threads(params.threads, n), cancel);
   collect_pairs(
       n, 512, team, max_pairs, "candidate pairs",
       [&](size_t begin, size_t end, auto&& emit) {
         WorkPoller poller(cancel);
         for (size_t a = begin; a < end; ++a) {
-          const SweepBox& A = sb[a];
-          size_t b = a + 1;
-          for (; b < n && sb[b].lo - A.hi <= within; ++b) {
-            const SweepBox& B = sb[b];
-            if (std::max(B.olo - A.ohi, A.olo - B.ohi) <= within)
-              emit(A.row < B.row ? gd_pair{A.row, B.row} : gd_pair{B.row, A.row});
-          }
-          poller.add(b - a);
+          const uint32_t ra = rows[tree.order(static_cast<uint32_t>(a))];
+          poller.add(tree.query(tree.item(static_cast<uint32_t>(a)), within, [&](uint32_t b) {
+            if (b <= a) return;
+            const uint32_t rb = rows[tree.order(b)];
+            emit(ra < rb ? gd_pair{ra, rb} : gd_pair{rb, ra});
+          }));
         }
       },
       out);

@@ -137,6 +137,7 @@ typedef struct gd_pair_list
 {
 	gd_pair    *pairs;			/* owned by the core: free with gd_pair_list_free */
 	int64_t		count;
+	int64_t		charged;		/* bytes charged to the memory ledger for it */
 } gd_pair_list;
 
 /*
@@ -283,6 +284,30 @@ gd_status	gd_cluster_graph_directed_sweep(const uint8_t *row_kind, int64_t nrows
 											int64_t nedges, const int64_t *minpoints,
 											int64_t nminpoints, int32_t *cluster_ids,
 											gd_error *err);
+
+/*
+ * The host memory ledger (src/core/memory_ledger.hpp): every large
+ * allocation of the core, and those of the caller it is told of, are
+ * charged against two limits: query_limit, what this process may hold at
+ * once, and total_limit, what all processes sharing *total_used may hold
+ * together (0: no limit).  total_used, when not NULL, is a counter in
+ * memory shared by those processes, updated with atomic operations; mine,
+ * when not NULL, this process's share of it (so that the share of a
+ * process that died can be taken back).  Set between calls, never during
+ * one.  A charge past a limit fails with GD_ERR_NOMEM naming the setting.
+ */
+typedef struct gd_memory_limits
+{
+	int64_t		query_limit;
+	int64_t		total_limit;
+	int64_t    *total_used;
+	int64_t    *mine;
+} gd_memory_limits;
+
+void		gd_memory_configure(const gd_memory_limits *limits);
+gd_status	gd_memory_charge(int64_t bytes, const char *what, gd_error *err);
+void		gd_memory_refund(int64_t bytes);
+int64_t		gd_memory_held(void);
 
 #ifdef __cplusplus
 }

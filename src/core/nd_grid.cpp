@@ -162,6 +162,7 @@ NdGrid build_nd_grid(const NdPointsView& pts, double reach, bool fine, ThreadTea
     grid.start.assign(1, 0);
     return grid;
   }
+  grid.charge = MemoryCharge(static_cast<int64_t>(pts.n) * (48 + 8 * pts.dims), "the grid");
   AxisBox box = axis_box(pts, grid.axes, team);
   CellMap m = choose_cells(box, grid.axes, fine, reach);
 

@@ -22,6 +22,7 @@
 
 #include "backend.hpp"
 #include "cpu_window.hpp"
+#include "memory_ledger.hpp"
 #include "pair_collect.hpp"
 #include "parallel.hpp"
 
@@ -88,6 +89,7 @@ inline bool operator<=(const NdCell& a, const NdCell& b) { return !(b < a); }
 // each axis (the 5^axes window): more cells to visit, but dense data is
 // counted and joined cell by cell instead of point by point.
 struct NdGrid {
+  MemoryCharge charge;          // the vectors below and the sort's scratch (memory_ledger.hpp)
   int dims = 0;                 // coordinates per point
   int axes = 0;                 // grid axes: min(dims, 3)
   int radius = 1;               // the window: cells at most this far on each axis

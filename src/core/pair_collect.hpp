@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "backend.hpp"
+#include "memory_ledger.hpp"
 #include "parallel.hpp"
 
 namespace gd {
@@ -48,6 +49,7 @@ void collect_pairs(size_t n, size_t grain, ThreadTeam& team, int64_t max_pairs,
                    const char* what, Scan scan, gd_pair_list* out) {
   out->pairs = nullptr;
   out->count = 0;
+  out->charged = 0;
   const size_t nblocks = (n + grain - 1) / grain;
   std::vector<int64_t> counts(nblocks, 0);
   team.for_dynamic(n, grain, [&](size_t begin, size_t end) {
@@ -58,6 +60,8 @@ void collect_pairs(size_t n, size_t grain, ThreadTeam& team, int64_t max_pairs,
   const std::vector<int64_t> offset = pair_offsets(counts, max_pairs, what);
   const int64_t total = offset.back();
   if (total == 0) return;
+  // The glue keeps a direction byte beside each pair (kPairBytes): charged too.
+  MemoryCharge charge(total * kPairBytes, what);
   gd_pair* pairs = static_cast<gd_pair*>(std::malloc(static_cast<size_t>(total) * sizeof(gd_pair)));
   if (!pairs) throw std::bad_alloc();
   try {
@@ -77,6 +81,8 @@ void collect_pairs(size_t n, size_t grain, ThreadTeam& team, int64_t max_pairs,
   }
   out->pairs = pairs;
   out->count = total;
+  out->charged = total * kPairBytes;
+  charge.release();  // gd_pair_list_free refunds it
 }
 
 }  // namespace gd

@@ -12,11 +12,16 @@
 #include <memory>
 #include <utility>
 
+#include "memory_ledger.hpp"
+
 namespace gd {
 
 class AtomicUnionFind {
  public:
-  explicit AtomicUnionFind(uint32_t n) : parent_(new std::atomic<uint32_t>[n]), n_(n) {}
+  explicit AtomicUnionFind(uint32_t n)
+      : charge_(static_cast<int64_t>(n) * 4, "the union-find"),
+        parent_(new std::atomic<uint32_t>[n]),
+        n_(n) {}
 
   uint32_t size() const { return n_; }
 
@@ -49,6 +54,7 @@ class AtomicUnionFind {
   }
 
  private:
+  MemoryCharge charge_;  // memory_ledger.hpp
   std::unique_ptr<std::atomic<uint32_t>[]> parent_;
   uint32_t n_;
 };

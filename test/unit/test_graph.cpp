@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -105,6 +106,76 @@ TEST(CandidatePairs, TallDataSweepsAlongY) {
   int64_t count = 0;
   EXPECT_EQ(candidate_pairs(boxes, kinds, 0.45, 2, &count), literal_pairs(boxes, kinds, 0.45));
   EXPECT_EQ(count, 2999);  // gaps of 0.2 are within 0.45, gaps of 0.5 are not
+}
+
+// Shapes whose boxes a sweep along one axis handles badly, beside small
+// ones: long horizontal and vertical lines, diagonals (boxes as large as the
+// extent), nested boxes, and small polygons between them.
+std::vector<gd_box> shape_mix(uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0, 1000), s(0, 3);
+  std::vector<gd_box> boxes;
+  for (int i = 0; i < 300; ++i) {
+    const double a = u(rng), b = u(rng), c = u(rng);
+    switch (i % 6) {
+      case 0: boxes.push_back({0, a, 1000, a}); break;          // horizontal line
+      case 1: boxes.push_back({a, 0, a, 1000}); break;          // vertical line
+      case 2: boxes.push_back({std::min(a, b), std::min(a, c), std::max(a, b), std::max(a, c)}); break;
+      case 3: boxes.push_back({500 - a / 2, 500 - a / 2, 500 + a / 2, 500 + a / 2}); break;  // nested
+      default: {
+        const double w = s(rng), h = s(rng);
+        boxes.push_back({a, b, a + w, b + h});  // small polygon
+      }
+    }
+  }
+  std::shuffle(boxes.begin(), boxes.end(), rng);
+  return boxes;
+}
+
+TEST(CandidatePairs, ShapeMixesMatchBruteForce) {
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    std::vector<gd_box> boxes = shape_mix(seed);
+    std::vector<uint8_t> kinds(boxes.size(), GD_ROW_OTHER);
+    for (size_t i = 4; i < kinds.size(); i += 17) kinds[i] = GD_ROW_EMPTY;
+    for (double eps : {0.0, 1.0, 40.0}) {
+      PairSet want = literal_pairs(boxes, kinds, eps);
+      for (int threads : {1, 3}) EXPECT_EQ(candidate_pairs(boxes, kinds, eps, threads), want);
+    }
+  }
+  // Few boxes (no tree level), and exactly a tree's fan-out and one more.
+  for (size_t n : {2, 5, 16, 17, 257}) {
+    std::vector<gd_box> boxes = shape_mix(n);
+    boxes.resize(std::min(n, boxes.size()));
+    std::vector<uint8_t> kinds(boxes.size(), GD_ROW_OTHER);
+    EXPECT_EQ(candidate_pairs(boxes, kinds, 5.0, 2), literal_pairs(boxes, kinds, 5.0));
+  }
+}
+
+// Issue 11: boxes overlapping along one axis and far apart on the other were
+// all compared (a sweep along x over lines spanning the whole extent): 200,000
+// lines cost 2 * 10^10 box tests.  A box index finds their 0 pairs at once.
+TEST(CandidatePairs, ParallelLinesAreNotQuadratic) {
+  for (bool horizontal : {true, false}) {
+    std::vector<gd_box> boxes;
+    for (int i = 0; i < 200000; ++i) {
+      const double c = i * 10.0;
+      boxes.push_back(horizontal ? gd_box{0, c, 1e7, c} : gd_box{c, 0, c, 1e7});
+    }
+    std::vector<uint8_t> kinds(boxes.size(), GD_ROW_OTHER);
+    const auto t0 = std::chrono::steady_clock::now();
+    int64_t count = -1;
+    candidate_pairs(boxes, kinds, 1.0, 2, &count);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_EQ(count, 0);
+    EXPECT_LT(s, 3.0) << "200,000 parallel lines took " << s << " s";
+    // Lines 1 apart: each meets its two neighbours.
+    for (auto& b : boxes) {
+      if (horizontal) b.ymin = b.ymax = b.ymin / 10;
+      else b.xmin = b.xmax = b.xmin / 10;
+    }
+    candidate_pairs(boxes, kinds, 1.0, 2, &count);
+    EXPECT_EQ(count, 199999);
+  }
 }
 
 TEST(CandidatePairs, EpsInfinityPairsEverything) {

@@ -4,6 +4,8 @@
 // follow the definitions (checked against brute-force neighbour counts).
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -94,6 +96,63 @@ TEST(Sweep, EveryValueFrom1To16) {
   std::vector<int64_t> values;
   for (int m = 1; m <= 16; ++m) values.push_back(m);
   expect_sweep_matches(r, 1.5, values, "blobs 1..16");
+}
+
+// Tight clumps of 1 to 60 points on a lattice closer than eps: cells whose
+// points are pairwise neighbours, of many depths, that see their neighbour
+// cells whole (the sweep takes those by depth and hub, without scanning).
+TEST(Sweep, DenseClumpsMatchOneCallPerValue) {
+  std::mt19937_64 rng(31);
+  std::uniform_real_distribution<double> u(-0.04, 0.04);
+  Rows r;
+  for (int i = 0; i < 400; ++i) {
+    const double cx = (i % 20) * 0.45, cy = (i / 20) * 0.45;
+    const int m = 1 + static_cast<int>(rng() % 60);
+    for (int k = 0; k < m; ++k) r.add(cx + u(rng), cy + u(rng));
+  }
+  gd_test::sprinkle_empty_and_null(r, 23, 32);
+  expect_sweep_matches(r, 1.0, {2, 3, 5, 8, 13, 21, 40, 80, 150, 400}, "clumps, eps 1");
+  expect_sweep_matches(r, 0.5, {1, 2, 7, 30, 61, 62, 100}, "clumps, eps 0.5");
+  expect_sweep_matches(r, 0.2, {2, 10, 40, 59}, "clumps, eps 0.2");
+}
+
+// Issue 11: every point of a partition within eps of every other, minpoints
+// {2, n + 1}: the sweep scanned the whole cell from each of its points (27 s
+// at 100,000 against 1 s for the two values on their own; here 50,000), and counted every
+// point's neighbours up to a value above the number of points (32 s for a
+// disc of diameter eps over four cells, against 0.01 s).
+TEST(Sweep, DenseIsNotQuadratic) {
+  using clock = std::chrono::steady_clock;
+  auto seconds = [](clock::time_point t0) {
+    return std::chrono::duration<double>(clock::now() - t0).count();
+  };
+  for (bool disc : {false, true}) {
+    const size_t n = 50000;
+    Rows r;
+    if (disc) {  // diameter 0.99: over four cells
+      std::mt19937_64 rng(33);
+      std::uniform_real_distribution<double> u(-0.495, 0.495);
+      while (r.size() < n) {
+        const double x = u(rng), y = u(rng);
+        if (x * x + y * y <= 0.495 * 0.495) r.add(x, y);
+      }
+    } else {  // one cell, plus a point far away: the top value is not above the count
+      r = gd_test::uniform_rows(n - 1, 0, 0.5, 33);
+      r.add(100, 100);
+    }
+    const int64_t top = disc ? static_cast<int64_t>(n) + 1 : static_cast<int64_t>(n);
+    auto t0 = clock::now();
+    std::vector<int32_t> all = sweep(r, 1.0, {2, top}, 0);
+    const double t_sweep = seconds(t0);
+    t0 = clock::now();
+    gd_test::RunResult two = gd_test::cluster(r, 1.0, 2);
+    gd_test::RunResult most = gd_test::cluster(r, 1.0, top);
+    const double t_each = seconds(t0);
+    EXPECT_EQ(std::vector<int32_t>(all.begin(), all.begin() + n), two.ids);
+    EXPECT_EQ(std::vector<int32_t>(all.begin() + n, all.end()), most.ids);
+    EXPECT_LT(t_sweep, 1.5 * t_each + 0.5)
+        << (disc ? "disc" : "square") << ": sweep " << t_sweep << " s, each value " << t_each << " s";
+  }
 }
 
 TEST(Sweep, NoRowsAndNoPoints) {

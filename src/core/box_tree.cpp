@@ -1,0 +1,91 @@
+// box_tree.cpp — Sort-Tile-Recursive packing of the box tree (box_tree.hpp).
+#include "box_tree.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace gd {
+
+namespace {
+
+// Centres, doubled (xmin + xmax) to stay exact where halving could round.
+struct Centre {
+  double x, y;
+};
+
+// The STR order of n entries with the given centres: slices along x, each
+// sorted along y.  Deterministic (ties by position).
+std::vector<uint32_t> str_order(const std::vector<Centre>& c) {
+  const size_t n = c.size();
+  std::vector<uint32_t> ord(n);
+  std::iota(ord.begin(), ord.end(), 0u);
+  const size_t parents = (n + BoxTree::kFanout - 1) / BoxTree::kFanout;
+  const size_t slices = static_cast<size_t>(std::ceil(std::sqrt(static_cast<double>(parents))));
+  const size_t per_slice = std::max<size_t>(1, slices) * BoxTree::kFanout;
+  std::sort(ord.begin(), ord.end(), [&](uint32_t a, uint32_t b) {
+    if (c[a].x != c[b].x) return c[a].x < c[b].x;
+    if (c[a].y != c[b].y) return c[a].y < c[b].y;
+    return a < b;
+  });
+  for (size_t s = 0; s < n; s += per_slice) {
+    std::sort(ord.begin() + s, ord.begin() + std::min(n, s + per_slice), [&](uint32_t a, uint32_t b) {
+      if (c[a].y != c[b].y) return c[a].y < c[b].y;
+      if (c[a].x != c[b].x) return c[a].x < c[b].x;
+      return a < b;
+    });
+  }
+  return ord;
+}
+
+Centre centre_of(const BoxTree::Box& b) { return Centre{b.xmin + b.xmax, b.ymin + b.ymax}; }
+
+BoxTree::Box join(const BoxTree::Box& a, const BoxTree::Box& b) {
+  return BoxTree::Box{std::min(a.xmin, b.xmin), std::min(a.ymin, b.ymin), std::max(a.xmax, b.xmax),
+                      std::max(a.ymax, b.ymax)};
+}
+
+}  // namespace
+
+BoxTree::BoxTree(const std::vector<Box>& boxes)
+    : charge_(static_cast<int64_t>(boxes.size()) * 64, "the box tree") {
+  const size_t n = boxes.size();
+  {
+    std::vector<Centre> c(n);
+    for (size_t k = 0; k < n; ++k) c[k] = centre_of(boxes[k]);
+    index_ = str_order(c);
+  }
+  items_.resize(n);
+  for (size_t k = 0; k < n; ++k) items_[k] = boxes[index_[k]];
+  if (n <= kFanout) return;  // no level: the query scans the items
+
+  // Level 0: runs of kFanout packed items.
+  std::vector<Node> level;
+  for (size_t k = 0; k < n; k += kFanout) {
+    Node node{items_[k], static_cast<uint32_t>(k), static_cast<uint32_t>(std::min<size_t>(kFanout, n - k))};
+    for (uint32_t i = 1; i < node.count; ++i) node.box = join(node.box, items_[k + i]);
+    level.push_back(node);
+  }
+  // Each further level packs the one below, reordered by STR (the level
+  // below keeps its child ranges, so it can be permuted freely).
+  while (level.size() > kFanout) {
+    std::vector<Centre> c(level.size());
+    for (size_t k = 0; k < level.size(); ++k) c[k] = centre_of(level[k].box);
+    const std::vector<uint32_t> ord = str_order(c);
+    std::vector<Node> packed(level.size());
+    for (size_t k = 0; k < level.size(); ++k) packed[k] = level[ord[k]];
+    levels_.push_back(std::move(packed));
+    const std::vector<Node>& below = levels_.back();
+    std::vector<Node> up;
+    for (size_t k = 0; k < below.size(); k += kFanout) {
+      Node node{below[k].box, static_cast<uint32_t>(k),
+                static_cast<uint32_t>(std::min<size_t>(kFanout, below.size() - k))};
+      for (uint32_t i = 1; i < node.count; ++i) node.box = join(node.box, below[k + i].box);
+      up.push_back(node);
+    }
+    level = std::move(up);
+  }
+  levels_.push_back(std::move(level));
+}
+
+}  // namespace gd

@@ -1,0 +1,21 @@
+/*
+ * memory_budget.h — host memory limits: gpu_dbscan.max_query_memory and
+ * gpu_dbscan.max_total_memory, and the ledger file that shares the total
+ * between sessions (see memory_budget.c).
+ */
+#ifndef GPU_DBSCAN_MEMORY_BUDGET_H
+#define GPU_DBSCAN_MEMORY_BUDGET_H
+
+/* after postgres.h */
+
+/* Hands the current limits to the core's ledger; call before every core call. */
+extern void gd_memory_prepare(void);
+
+/*
+ * MemoryContextAllocHuge(cxt, bytes) charged to the ledger as `what` until
+ * cxt is reset or deleted; past a limit, an out-of-memory error naming the
+ * setting, before anything is allocated.
+ */
+extern void *gd_alloc_charged(MemoryContext cxt, Size bytes, const char *what);
+
+#endif							/* GPU_DBSCAN_MEMORY_BUDGET_H */
