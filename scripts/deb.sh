@@ -34,5 +34,5 @@ gd_run_logged deb-build env DH_VERBOSE=1 DEB_BUILD_OPTIONS=nocheck \
 deb=$(ls dist/postgresql-*-gpu-dbscan_*.deb 2>/dev/null | head -n 1)
 [[ -n $deb ]] || gd_die "no .deb was written (log/deb-build.log)"
 # The package tree stays in debian/ for a look; the build stamps go.
-rm -rf debian/.debhelper debian/debhelper-build-stamp debian/files debian/*.substvars
+rm -rf debian/.debhelper debian/debhelper-build-stamp debian/files debian/*.substvars debian/*.debhelper.log
 gd_say "built $deb in $(gd_seconds_since "$t0") s ($(du -h "$deb" | cut -f1)); install: apt install ./$deb"
