@@ -14,8 +14,11 @@ GD_DEMO_DB=${GD_DEMO_DB:-gpu_dbscan_demo}
 GD_TEST_DB=${GD_TEST_DB:-gpu_dbscan_test}
 
 GD_PGDIR=$GD_ROOT/tmp_pg
-GD_PGDATA=$GD_PGDIR/data
-GD_PGLOG=$GD_PGDIR/server.log
+# A second server (test/cron/run.sh) sets these three and GD_PG_OPTS, more
+# server options, for gd_pg_start.
+GD_PGDATA=${GD_PGDATA:-$GD_PGDIR/data}
+GD_PGLOG=${GD_PGLOG:-$GD_PGDIR/server.log}
+GD_PG_OPTS=${GD_PG_OPTS:-}
 GD_CACHE=$GD_ROOT/cache
 GD_LOGDIR=$GD_ROOT/log
 
@@ -138,7 +141,7 @@ gd_pg_start() {
 	local opts="-p $GD_PGPORT -k $GD_PGSOCK -c listen_addresses="
 	opts+=" -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
 	opts+=" -c jit=off -c shared_buffers=256MB -c work_mem=64MB -c max_wal_size=2GB"
-	opts+=" -c max_connections=30"
+	opts+=" -c max_connections=30 $GD_PG_OPTS"
 	# The server gets no file descriptor of ours beyond 0-2: one inherited
 	# from a caller (the lock of `flock LOCKFILE scripts/setup.sh`) would be
 	# held by the postmaster for as long as it runs.

@@ -66,8 +66,8 @@ MEM_LIMIT_MB=${GD_MEM_LIMIT_MB:-4096}
 # Seconds each stage usually takes on the 2-core CI machine (no GPU, nvcc
 # present, nothing else running), for the start lines and README.md.
 declare -A EXPECT=(
-	[setup]=150 [unit]=60 [regress]=20 [pgtap]=200 [docs]=20 [upgrade]=10
-	[cron]=20 [progress]=15 [package]=120 [reliability]=200
+	[setup]=150 [unit]=60 [regress]=20 [pgtap]=200 [docs]=30 [upgrade]=10
+	[cron]=50 [progress]=15 [package]=120 [reliability]=200
 )
 ((LONG)) && EXPECT[reliability]=800
 

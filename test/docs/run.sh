@@ -4,7 +4,8 @@
 #   test/docs/run.sh [FILE.md ...]      (default: README.md)
 #
 # Each ```sql block of the file runs in its own psql session against the demo
-# database (the cities table of scripts/load-cities.sh, loaded if missing),
+# database (the cities table of scripts/load-cities.sh, loaded if missing;
+# the extension created afresh),
 # inside a transaction that is rolled back, so examples that change tables
 # leave the database as it was.  A block fails on its first error
 # (ON_ERROR_STOP).  A block right after the line
@@ -22,8 +23,10 @@ files=("$@")
 failed=0
 gd_pg_running || gd_pg_start >/dev/null
 gd_createdb "$GD_DEMO_DB"
+# The extension as installed now (a database made before a change of the
+# install script would lack what it added).
 gd_psql "$GD_DEMO_DB" -c 'CREATE EXTENSION IF NOT EXISTS postgis' \
-	-c 'CREATE EXTENSION IF NOT EXISTS gpu_dbscan' >/dev/null || exit 1
+	-c 'DROP EXTENSION IF EXISTS gpu_dbscan CASCADE' -c 'CREATE EXTENSION gpu_dbscan' >/dev/null || exit 1
 bash "$GD_ROOT/scripts/load-cities.sh" load "$GD_DEMO_DB" || { echo "not ok - loading the cities"; exit 1; }
 mkdir -p "$GD_LOGDIR"
 tmp=$(mktemp -d)
