@@ -50,6 +50,7 @@ GD_DEBS=(
 	postgresql-15 postgresql-server-dev-15 postgresql-15-postgis-3
 	postgresql-15-pgtap libtap-parser-sourcehandler-pgtap-perl
 	libgtest-dev valgrind
+	postgresql-15-cron debhelper
 )
 
 install_packages() {

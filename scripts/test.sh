@@ -41,7 +41,7 @@
 #   GD_LONG=1         the long reliability runs: the decoder fuzzer 60 s (not
 #                     20), 3000 differential sets (not 1000), 50 cancels (not
 #                     20), 1000 queries (not 500), every CPU unit test under
-#                     valgrind (not the quick set); about 10 more minutes
+#                     valgrind (not the smoke set); about 10 more minutes
 #   GD_PROVE_JOBS=N   run N pgTAP files at once (default 1)
 set -uo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -297,7 +297,7 @@ if has_stage reliability; then
 	if ((LONG)); then
 		fuzz_secs=60 diff_sets=3000 cancels=50 queries=1000 valgrind_args=()
 	else
-		fuzz_secs=20 diff_sets=1000 cancels=20 queries=500 valgrind_args=(--quick)
+		fuzz_secs=20 diff_sets=1000 cancels=20 queries=500 valgrind_args=(--smoke)
 	fi
 	stage reliability "fuzzers, cancels, leaks, valgrind$( ((LONG)) && echo ' (long forms)')"
 	rel_pass=0

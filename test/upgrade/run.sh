@@ -10,7 +10,8 @@
 # them, with the same answers.  Then the upgraded extension must hold the
 # same objects, with the same definitions, as a fresh CREATE EXTENSION of the
 # new version (database gd_upgrade_fresh): the upgrade script and the
-# install script may not drift apart.
+# install script may not drift apart.  And META.json (PGXN) names the
+# control file's version and its install script.
 #
 # Prints "ok - ..." / "not ok - ..." lines; exits nonzero on a failure.
 # Needs the extension installed (make install) and the server running.
@@ -174,6 +175,20 @@ if [[ -n $fresh && $up == "$fresh" ]]; then
 	ok "the aggregates as in a fresh $new ($(wc -l <<<"$fresh"): support functions, parallel safety)"
 else
 	not_ok "the aggregates differ from a fresh $new: '$up' against '$fresh'"
+fi
+
+# The PGXN description names this version and its install script.
+meta=$(python3 -c '
+import json, sys
+m = json.load(open(sys.argv[1]))
+p = m["provides"]["gpu_dbscan"]
+print(m["version"], p["version"], p["file"])' "$GD_ROOT/META.json" 2>&1)
+read -r meta_version meta_pversion meta_file <<<"$meta"
+if [[ $meta_version == "$new.0" && $meta_pversion == "$new.0" && $meta_file == "gpu_dbscan--$new.sql" &&
+	-f $GD_ROOT/$meta_file ]]; then
+	ok "META.json describes version $meta_version with $meta_file"
+else
+	not_ok "META.json: '$meta' (want version $new.0 and gpu_dbscan--$new.sql)"
 fi
 
 gd_psql postgres -c "DROP DATABASE IF EXISTS $FRESH" >/dev/null
