@@ -199,8 +199,10 @@ gd_memwatch_start() {
 		while kill -0 "$root" 2>/dev/null; do
 			local pm=0
 			[[ -r $GD_PGDATA/postmaster.pid ]] && pm=$(head -n 1 "$GD_PGDATA/postmaster.pid" 2>/dev/null)
+			local stage
+			stage=$(cat "$GD_LOGDIR/.stage" 2>/dev/null)
 			ps -e -o pid=,ppid= 2>/dev/null | awk -v r="$root" -v pm="${pm:-0}" -v me="$BASHPID" \
-				-v stage="$(cat "$GD_LOGDIR/.stage" 2>/dev/null)" '
+				-v stage="${stage:--}" '
 				{ parent[$1] = $2; pids[NR] = $1 }
 				END {
 					for (i in pids) {
@@ -228,7 +230,7 @@ gd_memwatch_start() {
 	) &
 	GD_MEMWATCH_PID=$!
 }
-gd_memwatch_stage() { echo "$1" >"$GD_LOGDIR/.stage"; }
+gd_memwatch_stage() { echo "$1" >"$GD_LOGDIR/.stage.tmp" && mv "$GD_LOGDIR/.stage.tmp" "$GD_LOGDIR/.stage"; }
 gd_memwatch_stop() {
 	[[ -n ${GD_MEMWATCH_PID:-} ]] || return 0
 	sleep 1.2  # one more sample of the last stage
@@ -239,11 +241,11 @@ gd_memwatch_stop() {
 }
 # gd_memwatch_peak STAGE: "123 MB (name)", the stage's largest process so far.
 gd_memwatch_peak() {
-	awk -v s="$1" '$1 == s && $3 > m { m = $3; n = $4 } END {
+	awk -v s="$1" 'NF == 4 && $1 == s && $3 + 0 > m { m = $3 + 0; n = $4 } END {
 		if (m) printf "%d MB (%s)", m / 1024, n; else printf "-" }' "$GD_MEMLOG" 2>/dev/null
 }
 # gd_memwatch_over MB: the processes whose peak went above MB, one a line.
 gd_memwatch_over() {
-	awk -v lim="$1" '$3 > lim * 1024 { printf "  stage %s: pid %s (%s) %d MB\n", $1, $2, $4, $3 / 1024 }' \
+	awk -v lim="$1" 'NF == 4 && $3 + 0 > lim * 1024 { printf "  stage %s: pid %s (%s) %d MB\n", $1, $2, $4, $3 / 1024 }' \
 		"$GD_MEMLOG" 2>/dev/null
 }

@@ -39,7 +39,7 @@ for arg in "$@"; do
 		--no-demo) demo=0 ;;
 		--no-apt) apt=0 ;;
 		--upgrade-postgresql) upgrade_pg=1 ;;
-		-h | --help) sed -n '2,30p' "$0"; exit 0 ;;
+		-h | --help) sed -n '2,29p' "$0"; exit 0 ;;
 		*) gd_die "unknown argument $arg (see --help)" ;;
 	esac
 done

@@ -52,7 +52,7 @@ setup_args=(--no-demo)
 for arg in "$@"; do
 	case $arg in
 		--no-apt) setup_args+=(--no-apt) ;;
-		-h | --help) sed -n '2,51p' "$0"; exit 0 ;;
+		-h | --help) sed -n '2,50p' "$0"; exit 0 ;;
 		*) gd_die "unknown argument $arg (see --help)" ;;
 	esac
 done
