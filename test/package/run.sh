@@ -29,7 +29,7 @@ if ! gd_is_root || ! command -v apt-get >/dev/null; then
 	echo "skip - the package test needs root and apt"
 	exit 0
 fi
-cd "$GD_ROOT"
+cd "$GD_ROOT" || exit 1
 pkglibdir=$("$PG_CONFIG" --pkglibdir)
 sharedir=$("$PG_CONFIG" --sharedir)
 leftovers() { find "$pkglibdir" "$sharedir" /usr/share/doc -name '*gpu_dbscan*' -o -name '*gpu-dbscan*' 2>/dev/null; }
