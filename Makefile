@@ -36,6 +36,12 @@ else
 CMAKE_CUDA_FLAGS = -DGD_WITH_CUDA=OFF
 endif
 
+# A package build runs `make clean` after `make install`: without REGRESS,
+# PGXS's clean leaves log/ (the scripts' logs) and results/ alone.
+ifneq ($(PKG_BUILD),)
+REGRESS =
+endif
+
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
@@ -48,7 +54,11 @@ core:
 	$(CMAKE) -S . -B $(CORE_BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_CUDA_FLAGS) >/dev/null
 	$(CMAKE) --build $(CORE_BUILD) --target gd_core -j$$(nproc)
 
+# `make clean` removes the core's build folder too, except in a package build
+# from the checkout (PKG_BUILD=1, debian/rules), which reuses build/.
+ifeq ($(PKG_BUILD),)
 clean: clean-core
+endif
 .PHONY: clean-core
 clean-core:
 	rm -rf $(CORE_BUILD)

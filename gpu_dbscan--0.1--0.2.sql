@@ -54,3 +54,24 @@ LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 
 COMMENT ON FUNCTION gpu_dbscan_memory() IS
 'Host memory gpu_dbscan holds now in this session and in all sessions, and the limits gpu_dbscan.max_query_memory and gpu_dbscan.max_total_memory in bytes (NULL: none)';
+
+-- ---- Progress of long runs (progress.c): what every session that is
+-- clustering a partition of more than 64 rows is doing now.
+
+CREATE FUNCTION gpu_dbscan_progress(
+    OUT pid int,
+    OUT backend_start timestamptz,
+    OUT function text,
+    OUT phase text,
+    OUT rows_read bigint,
+    OUT rows_total bigint,
+    OUT partitions_done bigint,
+    OUT partition_ms float8,
+    OUT phase_ms float8,
+    OUT datid oid)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'gpu_dbscan_progress'
+LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION gpu_dbscan_progress() IS
+'A row per session clustering now (a partition of more than 64 rows, or an aggregate''s rows): function, phase, rows read of the partition''s rows, partitions done in the transaction, time in the partition and the phase; other roles'' sessions only for members of pg_read_all_stats';

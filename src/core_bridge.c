@@ -19,6 +19,8 @@
 #include "guc.h"
 #include "memory_budget.h"
 
+#include "progress.h"
+
 /* Statistics of the session's last clustering, for gpu_dbscan_last_run(). */
 typedef struct LastRun
 {
@@ -219,6 +221,7 @@ cluster_points_job(const PointsInput *in, const uint8_t *row_kind, int64_t nrows
 	/* the GPU serves neither sweeps nor point types: no slot for those */
 	if (backend == GD_BACKEND_GPU && job->nminpoints == 1 && !job->types)
 	{
+		gd_progress_phase(GD_PHASE_SLOT_WAIT);
 		slot = gd_gpu_slot_acquire(gd_backend_setting == GD_SETTING_GPU ? -1 :
 								   gd_gpu_wait_timeout_ms, &waited);
 		if (!slot)
@@ -231,6 +234,7 @@ cluster_points_job(const PointsInput *in, const uint8_t *row_kind, int64_t nrows
 			backend = GD_BACKEND_CPU;
 		}
 	}
+	gd_progress_phase(backend == GD_BACKEND_GPU ? GD_PHASE_CLUSTER_GPU : GD_PHASE_CLUSTER_CPU);
 	status = call_core(in, row_kind, nrows, job, backend, &stats, &err);
 	if (slot)
 		gd_gpu_slot_release();
@@ -240,6 +244,7 @@ cluster_points_job(const PointsInput *in, const uint8_t *row_kind, int64_t nrows
 		ereport(NOTICE,
 				(errmsg("gpu_dbscan: the GPU run failed, clustering on the CPU instead"),
 				 errdetail("%s", err.message)));
+		gd_progress_phase(GD_PHASE_CLUSTER_CPU);
 		status = call_core(in, row_kind, nrows, job, GD_BACKEND_CPU, &stats, &err);
 	}
 	if (status != GD_OK)
@@ -329,6 +334,7 @@ bridge_neighbour_pairs_nd(const double *coords, int dims, const uint8_t *row_kin
 
 	fill_params(&params, eps, 0, GD_BACKEND_CPU);
 	memset(&err, 0, sizeof(err));
+	gd_progress_phase(GD_PHASE_PAIRS);
 	check_pairs(gd_neighbour_pairs_nd(coords, dims, row_kind, nrows, eps, &params, out, &err),
 				out, &err);
 }
@@ -343,6 +349,7 @@ bridge_candidate_pairs(const gd_box *boxes, const uint8_t *row_kind, int64_t nro
 
 	fill_params(&params, eps, 0, GD_BACKEND_CPU);
 	memset(&err, 0, sizeof(err));
+	gd_progress_phase(GD_PHASE_PAIRS);
 	check_pairs(gd_candidate_pairs(boxes, row_kind, nrows, eps, &params, out, &err), out, &err);
 }
 
@@ -365,6 +372,7 @@ bridge_cluster_graph_job(const uint8_t *row_kind, int64_t nrows, const gd_pair *
 	gd_status	status;
 
 	memset(&err, 0, sizeof(err));
+	gd_progress_phase(GD_PHASE_GRAPH);
 	if (nminpoints != 1)
 		status = gd_cluster_graph_directed_sweep(row_kind, nrows, edges, dirs, nedges,
 												 minpoints, nminpoints, cluster_ids, &err);

@@ -9,9 +9,11 @@
 #include <math.h>
 
 #include "miscadmin.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
 #include "core_bridge.h"
+#include "progress.h"
 #include "window_common.h"
 
 /* eps checked as ST_ClusterDBSCAN checks it (see window_common.h). */
@@ -96,12 +98,17 @@ window_cluster_id(FunctionCallInfo fcinfo, WindowClusterFn cluster)
 			cluster(fcinfo, win, nrows, ids);
 		else
 		{
+			/* only partitions of some size report progress: no cost on tiny ones */
+			char	   *fn = get_func_name(fcinfo->flinfo->fn_oid);
+
+			gd_progress_begin(fn ? fn : "gpu_dbscan", nrows);
 			work = AllocSetContextCreate(CurrentMemoryContext, "gpu_dbscan partition",
 										 ALLOCSET_DEFAULT_SIZES);
 			old = MemoryContextSwitchTo(work);
 			cluster(fcinfo, win, nrows, ids);
 			MemoryContextSwitchTo(old);
 			MemoryContextDelete(work);
+			gd_progress_end();
 		}
 
 		res->ids = ids;
@@ -175,13 +182,17 @@ window_read_rows(WindowObject win, int64 nrows, WindowRowFn read_row, void *arg)
 		Datum		value;
 
 		if ((row & 4095) == 0)
+		{
 			CHECK_FOR_INTERRUPTS();
+			gd_progress_rows(row);
+		}
 		value = WinGetFuncArgInPartition(win, 0, (int) row, WINDOW_SEEK_HEAD, false,
 										 &isnull, NULL);
 		read_row(arg, row, value, isnull);
 		if (scratch)
 			MemoryContextReset(scratch);
 	}
+	gd_progress_rows(nrows);
 	if (scratch)
 	{
 		MemoryContextSwitchTo(old);

@@ -3,7 +3,7 @@
 # memcheck: no invalid read or write, no use of an uninitialised value, no
 # leak (definite, indirect or possible), no mismatched free.
 #
-#   test/reliability/valgrind.sh [--quick | --filter GTEST_FILTER] [--build DIR]
+#   test/reliability/valgrind.sh [--smoke | --quick | --filter GTEST_FILTER] [--build DIR]
 #
 # Builds gd_unit_tests without CUDA, with -O1 -g (valgrind's reports then
 # name lines; -O1 keeps the core's loops bounded under valgrind's ~30x
@@ -22,8 +22,13 @@
 #   PairLimit tests cover the same allocation and error paths).
 # --quick also leaves out the six slowest tests (the biggest data sets of the
 # Exact suite, the thread-count comparison), which the smaller tests of the
-# same suites cover (291 tests in 257 s against 297 in 317 s).  scripts/test.sh runs the
-# whole set (about 6 minutes on the 2-core machine; README.md, Reliability).
+# same suites cover (291 tests in 257 s against 297 in 317 s).
+# --smoke runs the small tests only: the API, labels, pairs, graphs, sweeps,
+# the small-partition path, the quick edge cases and n-D checks of arguments
+# and extremes, leaving out the large randomised (Random, Exact), edge-case
+# and n-D data sets (about 3.5 s natively, about a minute under valgrind).
+# scripts/test.sh runs --smoke by default and the whole set with GD_LONG=1
+# (about 6 minutes on the 2-core machine).
 #
 # Prints one line: tests run, failed tests, valgrind errors, leaked bytes,
 # seconds; exits nonzero when a test fails or valgrind reports an error.
@@ -33,14 +38,16 @@ ROOT=$(cd "$HERE/../.." && pwd)
 BUILD=$ROOT/build-valgrind
 ALWAYS_OUT='*Gpu*:BigPairs.*:Api.MoreThanInt32MaxPointsIsInvalid:CandidatePairs.PastTheMemoryLimitThroughTheApi'
 QUICK_OUT='Exact.LargerAdversarialSetsMatchPostgisRowOrder:Exact.UnderflowLatticesMatchPostgisRowOrder:Api.AutoThreadsMatchesOneThread:Exact.MixedSignNearZeroMatchPostgisRowOrder:Exact.TinyEpsBoxEdgesMatchPostgisRowOrder:Exact.BoxEdgesMatchPostgisRowOrder'
+SMOKE='PairOffsets.*:SmallPath.*:Labels.*:RankedIds.*:Window.*:NeighbourPairsNd.*:ClusterGraphDirected.*:PointTypes.*:Families/SmallPath.*:Reference.*:CandidatePairs.*:LargePartitions.*:ClusterGraph.*:Sweep.*:Api.*:EdgeCases.BorderGoesToTheEarlierRowsCore:EdgeCases.EmptyAndNullRows:EdgeCases.EmptyPartition:EdgeCases.FewRows:EdgeCases.SinglePoint:EdgeCases.TenAndTenPointThreeAreNotWithinPointThree:EdgeCases.HugeEpsWhereTheSquareOverflows:EdgeCases.ExtentOverflowsToInfinity:EdgeCases.HugeExtentSmallEpsAtOrigin:EdgeCases.EpsZeroAllIdentical:EdgeCases.EpsZeroUnderflowIsNotANeighbour:Nd.BadArguments:Nd.TooFewPointsForMinpointsIsAllNoise:Nd.TwoAxesEqualTheTwoDimensionalPath:Nd.CancelledRunReportsCancelled:Nd.TinyEpsAndSubnormalDifferences:Nd.PredicateWithTwoAxesIsTheBoxAndDistanceTest:Nd.InfiniteAndZeroEps:Nd.HugeExtentTinyEps:Nd.NeighbourPairsMatchBruteForce'
 FILTER="-$ALWAYS_OUT"
 MODE=full
 while [[ $# -gt 0 ]]; do
 	case $1 in
 		--quick) FILTER="-$ALWAYS_OUT:$QUICK_OUT"; MODE=quick; shift ;;
+		--smoke) FILTER="$SMOKE-$ALWAYS_OUT:Api.AutoThreadsMatchesOneThread"; MODE=smoke; shift ;;
 		--filter) FILTER=$2; MODE=filter; shift 2 ;;
 		--build) BUILD=$2; shift 2 ;;
-		-h | --help) sed -n '2,28p' "$0"; exit 0 ;;
+		-h | --help) sed -n '2,34p' "$0"; exit 0 ;;
 		*) echo "valgrind: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
