@@ -150,6 +150,27 @@ choose_backend(int64_t nrows)
 	return choose_backend_from(nrows, gd_gpu_min_rows);
 }
 
+/*
+ * Waits for a GPU slot (gpu_dbscan.max_gpu_sessions): as long as it takes under
+ * backend = 'gpu', gpu_wait_timeout under 'auto', which then falls back to the
+ * CPU with a NOTICE.  True when a slot is held (release it after the run);
+ * *waited gets the milliseconds spent waiting.
+ */
+static bool
+take_gpu_slot(gd_backend *backend, double *waited)
+{
+	if (gd_gpu_slot_acquire(gd_backend_setting == GD_SETTING_GPU ? -1 :
+							gd_gpu_wait_timeout_ms, waited))
+		return true;
+	ereport(NOTICE,
+			(errmsg("gpu_dbscan: no GPU slot free after %.0f ms, clustering on the CPU instead",
+					*waited),
+			 errdetail("gpu_dbscan.max_gpu_sessions = %d sessions are using the GPU.",
+					   gd_max_gpu_sessions)));
+	*backend = GD_BACKEND_CPU;
+	return false;
+}
+
 /* Whether a GPU failure may be retried on the CPU. */
 static bool
 is_device_failure(gd_status status)
@@ -222,17 +243,7 @@ cluster_points_job(const PointsInput *in, const uint8_t *row_kind, int64_t nrows
 	if (backend == GD_BACKEND_GPU && job->nminpoints == 1 && !job->types)
 	{
 		gd_progress_phase(GD_PHASE_SLOT_WAIT);
-		slot = gd_gpu_slot_acquire(gd_backend_setting == GD_SETTING_GPU ? -1 :
-								   gd_gpu_wait_timeout_ms, &waited);
-		if (!slot)
-		{
-			ereport(NOTICE,
-					(errmsg("gpu_dbscan: no GPU slot free after %.0f ms, clustering on the CPU instead",
-							waited),
-					 errdetail("gpu_dbscan.max_gpu_sessions = %d sessions are using the GPU.",
-							   gd_max_gpu_sessions)));
-			backend = GD_BACKEND_CPU;
-		}
+		slot = take_gpu_slot(&backend, &waited);
 	}
 	gd_progress_phase(backend == GD_BACKEND_GPU ? GD_PHASE_CLUSTER_GPU : GD_PHASE_CLUSTER_CPU);
 	status = call_core(in, row_kind, nrows, job, backend, &stats, &err);
@@ -426,19 +437,7 @@ bridge_inscy(const double *rows, int64_t n, int d, const gd_inscy_params *inscy,
 	bool		slot = false;
 
 	if (backend == GD_BACKEND_GPU)
-	{
-		slot = gd_gpu_slot_acquire(gd_backend_setting == GD_SETTING_GPU ? -1 :
-								   gd_gpu_wait_timeout_ms, &waited);
-		if (!slot)
-		{
-			ereport(NOTICE,
-					(errmsg("gpu_dbscan: no GPU slot free after %.0f ms, clustering on the CPU instead",
-							waited),
-					 errdetail("gpu_dbscan.max_gpu_sessions = %d sessions are using the GPU.",
-							   gd_max_gpu_sessions)));
-			backend = GD_BACKEND_CPU;
-		}
-	}
+		slot = take_gpu_slot(&backend, &waited);
 	fill_params(&params, 0, 0, backend);
 	memset(&stats, 0, sizeof(stats));
 	memset(&err, 0, sizeof(err));
