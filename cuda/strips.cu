@@ -126,7 +126,7 @@ class StripRun {
         params_(params),
         opts_(opts),
         stats_(stats),
-        team_(resolve_threads(params.threads, pts.n), ctx.cancel()) {}
+        team_(resolve_threads(params, pts.n), ctx.cancel()) {}
 
   // Bounds (finite coordinates only), bins and each point's bin.
   void prepare() {

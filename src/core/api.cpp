@@ -17,6 +17,7 @@
 #include "backend.hpp"
 #include "cpu_small.hpp"
 #include "graph.hpp"
+#include "parallel.hpp"
 
 namespace {
 
@@ -63,6 +64,7 @@ void gd_params_init(gd_params* params) {
   params->device_memory_budget = 0;
   params->should_cancel = nullptr;
   params->cancel_arg = nullptr;
+  params->min_items_per_thread = 0;
 }
 
 gd_status gd_cluster_points(const double* x, const double* y, const uint8_t* row_kind,
@@ -184,6 +186,8 @@ int gd_gpu_available(int device, gd_error* why) {
   });
   return st == GD_OK ? available : 0;
 }
+
+int gd_hardware_threads(void) { return gd::hardware_threads(); }
 
 int gd_built_with_cuda(void) {
 #ifdef GD_HAVE_CUDA

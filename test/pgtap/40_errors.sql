@@ -1,8 +1,9 @@
--- Every bad input gets its error, and the server stays up: the postmaster's
--- start time and this backend's pid are the same at the end.
+-- Every bad input gets its error, and the server stays up: the
+-- checkpointer's pid (lib/server_watch.sql) and this backend's pid are the
+-- same at the end.
 \ir lib/prelude.sql
 
-SELECT pg_postmaster_start_time() AS started, pg_backend_pid() AS pid \gset
+\ir lib/server_watch.sql
 
 SELECT plan(39);
 
@@ -125,8 +126,8 @@ SELECT cmp_ok(:cancel_seconds, '<', 2.0, 'the cancel took effect within 2 s');
 -- Still the same server and the same session, and it still works.
 SELECT is((SELECT array_agg(c ORDER BY id) FROM (SELECT id, gpu_dbscan(geom, 1, 2) OVER (ORDER BY id) c FROM ok_rows) s),
 		  ARRAY[0, 0, NULL], 'clustering works after all the errors');
-SELECT is(pg_postmaster_start_time(), :'started'::timestamptz, 'the server was not restarted');
-SELECT is(pg_backend_pid(), :pid, 'this session survived');
+SELECT is(gd_test.checkpointer_pid(), :server_checkpointer, 'the server was not restarted (the same checkpointer process)');
+SELECT is(pg_backend_pid(), :server_session, 'this session survived');
 
 SELECT * FROM finish();
 ROLLBACK;
