@@ -34,10 +34,20 @@ typedef struct GeomInfo
 				ymin,
 				xmax,
 				ymax;
+
+	/*
+	 * Not NULL: the value is one that PostGIS's distance functions crash on
+	 * or that we cannot show they handle (see "Malformed values" in
+	 * gserialized_points.c); what is wrong with it, for an error message.
+	 * The caller must refuse the row before any PostGIS function sees it.
+	 */
+	const char *malformed;
 } GeomInfo;
 
 /*
- * Decodes one non-NULL geometry datum into *out.  Corrupt input is an ERROR.
+ * Decodes one non-NULL geometry datum into *out.  Corrupt input is an ERROR
+ * (as is a sub-geometry of a type its collection cannot hold, which PostGIS
+ * refuses too); a malformed one sets out->malformed.
  * fns is used only for a curved geometry that carries no serialized box;
  * with fns NULL such a geometry gets the box of its vertices (enough to
  * tell its kind).

@@ -155,6 +155,15 @@ window_error_nonfinite(int64 row)
 					 "gpu_dbscan: geometry has a NaN or infinite coordinate", NULL);
 }
 
+/* The error for a malformed geometry (see window_common.h). */
+void
+window_error_malformed(int64 row, const char *what)
+{
+	window_row_error(row, ERRCODE_INVALID_PARAMETER_VALUE, what,
+					 "PostGIS's distance functions (ST_DWithin, ST_ClusterDBSCAN) crash on "
+					 "such values; remove the EMPTY part, or the row.");
+}
+
 /* Reads the first argument of every row (see window_common.h). */
 void
 window_read_rows(WindowObject win, int64 nrows, WindowRowFn read_row, void *arg)

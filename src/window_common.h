@@ -103,6 +103,12 @@ extern void window_row_error(int64 row, int sqlerrcode, const char *message,
 extern void window_error_nonfinite(int64 row) pg_attribute_noreturn();
 
 /*
+ * The error for a malformed geometry in row (0-based): one PostGIS's
+ * distance functions crash on (GeomInfo.malformed says what is wrong).
+ */
+extern void window_error_malformed(int64 row, const char *what) pg_attribute_noreturn();
+
+/*
  * Calls read_row(arg, row, value, isnull) for the window function's first
  * argument in every row of the partition, in order, in a memory context
  * that is reset after each row (argument evaluation and detoasting happen
