@@ -453,6 +453,29 @@ gserialized_decode_geography(Datum geog, GeomInfo *out)
 	decode(geog, NULL, out, true);
 }
 
+/* The Z and M flags of a detoasted value (see gserialized_points.h). */
+int
+gserialized_dims(Datum geom)
+{
+	struct varlena *v = (struct varlena *) DatumGetPointer(geom);
+
+	Assert(!VARATT_IS_EXTENDED(v) || VARATT_IS_SHORT(v));
+	if (VARSIZE_ANY_EXHDR(v) < 4)
+		corrupt("truncated header", 0);
+	StaticAssertStmt(GSERIALIZED_Z == GS_FLAG_Z && GSERIALIZED_M == GS_FLAG_M,
+					 "GSERIALIZED_Z and _M are the flag bits");
+	return ((const uint8 *) VARDATA_ANY(v))[3] & (GS_FLAG_Z | GS_FLAG_M);
+}
+
+/* The name of a dims value (see gserialized_points.h). */
+const char *
+gserialized_dims_name(int dims)
+{
+	static const char *const names[] = {"2D", "Z", "M", "ZM"};
+
+	return names[dims & 3];
+}
+
 /* Writes a serialized 2D point into buf (see gserialized_points.h). */
 void
 gserialized_write_point(void *buf, double x, double y, int32 srid, bool geodetic)

@@ -67,6 +67,19 @@ extern void gserialized_decode_geography(Datum geog, GeomInfo *out);
  */
 extern Datum gserialized_make_point(double x, double y, int32 srid);
 
+/*
+ * The coordinate dimensions of a detoasted geometry value, from its flags:
+ * GSERIALIZED_2D, _Z, _M or _ZM (PostGIS collects only values that agree).
+ */
+#define GSERIALIZED_2D 0
+#define GSERIALIZED_Z 1
+#define GSERIALIZED_M 2
+#define GSERIALIZED_ZM 3
+extern int	gserialized_dims(Datum geom);
+
+/* "2D", "Z", "M" or "ZM". */
+extern const char *gserialized_dims_name(int dims);
+
 /* Bytes of a serialized 2D point, varlena header included. */
 #define GSERIALIZED_POINT_SIZE 32
 

@@ -44,6 +44,17 @@ param_check_eps_number(double eps)
 				 errmsg("Tolerance must be a number, not NaN")));
 }
 
+/* A parameter array must be one-dimensional (see window_common.h). */
+void
+param_check_one_dimensional(int ndim, const char *fn, const char *what)
+{
+	if (ndim > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("%s: %s must be a one-dimensional array, not %d-dimensional",
+						fn, what, ndim)));
+}
+
 /* eps and minpoints from the partition's first row (see window_common.h). */
 void
 window_read_parameters(WindowObject win, double *eps, int32 *minpoints)
