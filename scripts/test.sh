@@ -197,6 +197,7 @@ fi
 rel_check core-diff bash "$GD_ROOT/test/fuzz/core_diff.sh" --build "$GD_BUILD_DIR" --sets 3000 --seed 1
 rel_check cancel bash "$GD_ROOT/test/reliability/cancel.sh"
 rel_check leak bash "$GD_ROOT/test/reliability/leak.sh"
+rel_check crash-watch bash "$GD_ROOT/test/reliability/crash_watch.sh"
 if command -v valgrind >/dev/null 2>&1; then
 	rel_check valgrind bash "$GD_ROOT/test/reliability/valgrind.sh"
 else

@@ -57,7 +57,8 @@ rel_server_restarted() {
 			grep -m1 -E 'terminated by (signal|exception)|server processes terminated; reinitializing')
 		[[ -z $line ]] || why+=("server log: ${line:0:200}")
 	fi
-	REL_RESTART_WHY=$(IFS=';'; echo "${why[*]}")
+	REL_RESTART_WHY=$(printf '%s; ' "${why[@]}")
+	REL_RESTART_WHY=${REL_RESTART_WHY%; }
 	((${#why[@]} > 0))
 }
 
