@@ -111,8 +111,13 @@ typedef struct gd_params
 	int64_t		min_items_per_thread;
 } gd_params;
 
-/* Items each extra CPU thread needs before it pays for itself (parallel.cpp). */
-#define GD_MIN_ITEMS_PER_THREAD 16384
+/*
+ * Items each extra CPU thread needs before it pays for itself: measured with
+ * gd_bench --thread-steps on 16 hardware threads (docs/reliability.md), where
+ * 2 threads first beat one at 4k points, 4 at 8k, 8 at 64k, 16 at 1M; 8192
+ * loses the least time over 40 to 1M points.
+ */
+#define GD_MIN_ITEMS_PER_THREAD 8192
 
 /* Fills *params with defaults (CPU, all cores). */
 void		gd_params_init(gd_params *params);
