@@ -5,7 +5,7 @@
 
 \ir lib/server_watch.sql
 
-SELECT plan(39);
+SELECT plan(43);
 
 CREATE TEMP TABLE ok_rows AS
 SELECT * FROM (VALUES (1, 'POINT(0 0)'::geometry), (2, 'POINT(0.5 0)'), (3, 'POINT(9 9)')) v(id, geom);
@@ -122,6 +122,20 @@ SELECT ok(:'cancel_outcome' = '57014: canceling statement due to statement timeo
 		  format('statement_timeout (200 ms) cancels a long clustering: %s after %s s',
 				 :'cancel_outcome', round(:cancel_seconds::numeric, 2)));
 SELECT cmp_ok(:cancel_seconds, '<', 2.0, 'the cancel took effect within 2 s');
+
+-- Issue 11: our errors, not PostGIS's internal one or a silent flattening.
+SELECT throws_ok($$SELECT gpu_dbscan_collect(g, 1, 1) FROM (VALUES ('POINT(0 0)'::geometry), ('POINT Z (0.5 0 1)')) t(g)$$,
+				 '22023', 'gpu_dbscan_collect: cluster 0 holds geometries of different dimensions',
+				 'gpu_dbscan_collect: a cluster mixing 2D and 3D geometries is our error, not XX000');
+SELECT throws_ok($$SELECT gpu_dbscan_sweep(g, 1, '{{1,2},{3,4}}') OVER () FROM (VALUES ('POINT(0 0)'::geometry)) t(g)$$,
+				 '2202E', 'gpu_dbscan_sweep: minpoints must be a one-dimensional array, not 2-dimensional',
+				 'gpu_dbscan_sweep: a two-dimensional minpoints array is refused');
+SELECT throws_ok($$SELECT gpu_dbscan_params(g, '{1}', '{{1,2},{3,4}}') FROM (VALUES ('POINT(0 0)'::geometry)) t(g)$$,
+				 '2202E', 'gpu_dbscan_params: minpoints must be a one-dimensional array, not 2-dimensional',
+				 'gpu_dbscan_params: a two-dimensional minpoints array is refused');
+SELECT throws_ok($$SELECT gpu_dbscan_params(g, '{{1},{2}}', '{2}') FROM (VALUES ('POINT(0 0)'::geometry)) t(g)$$,
+				 '2202E', 'gpu_dbscan_params: eps must be a one-dimensional array, not 2-dimensional',
+				 'gpu_dbscan_params: a two-dimensional eps array is refused');
 
 -- Still the same server and the same session, and it still works.
 SELECT is((SELECT array_agg(c ORDER BY id) FROM (SELECT id, gpu_dbscan(geom, 1, 2) OVER (ORDER BY id) c FROM ok_rows) s),
