@@ -35,7 +35,7 @@ rel_throwaway_server || exit 1
 fail() { echo "crash watch: FAILED: $*"; rel_session_stop; exit 1; }
 
 gd_createdb "$DB" >/dev/null || fail "createdb $DB"
-rel_psql "$DB" -f "$HERE/../pgtap/lib/server_watch.sql" >/dev/null || fail "server_watch.sql"
+PGOPTIONS="-c client_min_messages=warning" rel_psql "$DB" -f "$HERE/../pgtap/lib/server_watch.sql" >/dev/null || fail "server_watch.sql"
 sql_ckpt() { rel_psql "$DB" -c "SELECT gd_test.checkpointer_pid()" 2>/dev/null; }
 start_time() { rel_psql "$DB" -c "SELECT pg_postmaster_start_time()" 2>/dev/null; }
 wait_ready() {
