@@ -19,7 +19,7 @@ wkb (those trees, read from WKB; needs wkbaccept's output in
 bytes through a superuser's byteasend cast), count.  Needs a database
 "probe" with PostGIS (nothing of gpu_dbscan).  IT CRASHES THE SERVER, many
 times: only ever against a throwaway server of your own (the PGHOST must
-be a tmp_pg/ socket).  Not part of CI; pgTAP 87 is the CI fuzz.
+be a tmp_pg/ socket).  Not part of CI; pgTAP 89 is the CI fuzz.
 """
 import struct, subprocess, sys, json, time, os
 

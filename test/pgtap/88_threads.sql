@@ -1,4 +1,4 @@
--- 86_threads: issue 11.  gpu_dbscan.threads once started that many threads
+-- 88_threads: issue 11.  gpu_dbscan.threads once started that many threads
 -- in every phase of every partition over 16 rows, whatever its size (500
 -- partitions of 40 rows: 1.0 s at 0 threads, 27 s at 16, 171 s at 64), and
 -- any role could set it.  Now a phase starts one thread per

@@ -1,4 +1,4 @@
--- 87_malformed_geometries: issue 11.  PostGIS 3.3.2 reads values whose
+-- 89_malformed_geometries: issue 11.  PostGIS 3.3.2 reads values whose
 -- parts are EMPTY where a part must not be (a CURVEPOLYGON whose second ring
 -- is LINESTRING EMPTY, ...), and its st_dwithin then crashes the server;
 -- gpu_dbscan refuses them before PostGIS sees them (src/gserialized_points.c,
