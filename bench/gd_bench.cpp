@@ -7,7 +7,12 @@
 //
 //   gd_bench [--sizes 1M,10M] [--datasets uniform,blobs] [--eps 1,2,5]
 //            [--minpoints 10] [--runs 3] [--threads 0] [--backends cpu,gpu]
-//            [--device 0] [--seed 42] [--budget MB]
+//            [--device 0] [--seed 42] [--budget MB] [--min-items N]
+//
+// --min-items sets gd_params.min_items_per_thread (0: the default,
+// GD_MIN_ITEMS_PER_THREAD): with --min-items 1 --threads T every phase runs
+// on T threads however small the input, which is how that default is
+// measured (docs/reliability.md).
 //
 // --budget caps the GPU back end's device memory (gd_params.device_memory_budget):
 // points that do not fit are clustered in strips (cuda/strips.cu), so the GPU
@@ -55,7 +60,9 @@ struct Options {
   int device = 0;
   uint64_t seed = 42;
   size_t budget_mb = 0;        // --budget: GPU device memory budget, 0 = default
+  int64_t min_items = 0;       // --min-items: gd_params.min_items_per_thread
   std::vector<int64_t> sweep;  // --sweep: minpoints values (see sweep_report)
+  std::vector<int> thread_steps;  // --thread-steps: see threads_report
 };
 
 [[noreturn]] void usage(const char* why) {
@@ -63,7 +70,8 @@ struct Options {
                "gd_bench: %s\n"
                "usage: gd_bench [--sizes 1M,10M] [--datasets uniform,blobs] [--eps 1,2,5]\n"
                "                [--minpoints 10] [--runs 3] [--threads 0] [--backends cpu,gpu]\n"
-               "                [--device 0] [--seed 42] [--budget MB] [--sweep 2,3,...,17]\n",
+               "                [--device 0] [--seed 42] [--budget MB] [--sweep 2,3,...,17]\n"
+               "                [--min-items N] [--thread-steps 1,2,4,8,16]\n",
                why);
   std::exit(2);
 }
@@ -128,6 +136,10 @@ Options parse_options(int argc, char** argv) {
       o.seed = std::strtoull(v.c_str(), nullptr, 10);
     } else if (a == "--budget") {
       o.budget_mb = std::strtoull(v.c_str(), nullptr, 10);
+    } else if (a == "--min-items") {
+      o.min_items = std::atoll(v.c_str());
+    } else if (a == "--thread-steps") {
+      for (auto& s : split(v)) o.thread_steps.push_back(std::max(1, std::atoi(s.c_str())));
     } else if (a == "--sweep") {
       for (auto& s : split(v)) o.sweep.push_back(std::atoll(s.c_str()));
     } else {
@@ -210,6 +222,7 @@ Result time_backend(const gd_bench::PointSet& ps, const std::vector<uint8_t>& ki
   params.minpoints = o.minpoints;
   params.backend = backend;
   params.threads = o.threads;
+  params.min_items_per_thread = o.min_items;
   params.device = o.device;
   params.device_memory_budget = o.budget_mb << 20;
   const int64_t n = static_cast<int64_t>(ps.x.size());
@@ -426,6 +439,7 @@ static int sweep_report(const Options& o) {
         gd_params_init(&params);
         params.eps = eps;
         params.threads = o.threads;
+        params.min_items_per_thread = o.min_items;
         gd_error err{};
         double sweep_s = 1e300, largest_s = 1e300, calls_s = 0;
         for (int run = 0; run < o.runs; run++) {
@@ -460,6 +474,61 @@ static int sweep_report(const Options& o) {
   return 0;
 }
 
+// ---- threads against work (gd_params.min_items_per_thread) ----------------
+//
+// --thread-steps 1,2,4,...: for each data set, size and eps, the median time
+// of gd_cluster_points (CPU) on each number of threads with every phase
+// forced onto that many threads (min_items_per_thread 1), in microseconds,
+// repeated until each measurement has taken about 0.2 s.  Where T threads
+// first beat one thread, n / T is the work one thread needs to pay for
+// itself: what GD_MIN_ITEMS_PER_THREAD is set from.
+static int threads_report(const Options& o) {
+  std::printf("\nthreads against work, CPU, every phase on T threads (median us)\n\n| data set | points | eps |");
+  for (int t : o.thread_steps) std::printf(" T=%d |", t);
+  std::printf(" fastest |\n|---|---:|---:|");
+  for (size_t i = 0; i <= o.thread_steps.size(); i++) std::printf("---:|");
+  std::printf("\n");
+  for (const std::string& name : o.datasets) {
+    for (int64_t n : o.sizes) {
+      gd_bench::PointSet ps = gd_bench::make_dataset(name, n, o.seed);
+      std::vector<uint8_t> kinds(n, GD_ROW_POINT);
+      std::vector<int32_t> ids(n);
+      for (double eps : o.eps) {
+        std::printf("| %s | %s | %s |", name.c_str(), size_label(n).c_str(), eps_label(eps).c_str());
+        double best = 1e300;
+        int best_t = 0;
+        for (int t : o.thread_steps) {
+          gd_params params;
+          gd_params_init(&params);
+          params.eps = eps;
+          params.minpoints = o.minpoints;
+          params.threads = t;
+          params.min_items_per_thread = 1;
+          gd_error err{};
+          std::vector<double> times;
+          double spent = 0;
+          while (spent < 0.2 || times.size() < 5) {
+            double t0 = now_s();
+            if (gd_cluster_points(ps.x.data(), ps.y.data(), kinds.data(), n, &params, ids.data(),
+                                  nullptr, &err) != GD_OK)
+              usage(err.message);
+            double dt = now_s() - t0;
+            times.push_back(dt);
+            spent += dt;
+          }
+          std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
+          double med = times[times.size() / 2];
+          if (med < best) best = med, best_t = t;
+          std::printf(" %.0f |", med * 1e6);
+        }
+        std::printf(" T=%d |\n", best_t);
+        std::fflush(stdout);
+      }
+    }
+  }
+  return 0;
+}
+
 int main(int argc, char** argv) {
   Options o = parse_options(argc, argv);
 
@@ -480,12 +549,14 @@ int main(int argc, char** argv) {
   std::printf("- core built with CUDA: %s; GPU back end: %s\n", gd_built_with_cuda() ? "yes" : "no",
               gpu_ok ? "usable" : (o.gpu ? (std::string("not usable: ") + why.message).c_str() : "not asked for"));
   std::printf("- load average at start (1, 5, 15 min): %s\n", load_average().c_str());
-  std::printf("- CPU threads: %s; runs per measurement: %d (best kept); seed %llu\n",
-              o.threads == 0 ? "all" : std::to_string(o.threads).c_str(), o.runs,
+  std::printf("- CPU threads: %s (min items per thread %lld); runs per measurement: %d (best kept); seed %llu\n",
+              o.threads == 0 ? "all" : std::to_string(o.threads).c_str(),
+              static_cast<long long>(o.min_items), o.runs,
               static_cast<unsigned long long>(o.seed));
   std::fflush(stdout);
 
   if (!o.sweep.empty()) return sweep_report(o);
+  if (!o.thread_steps.empty()) return threads_report(o);
   if (gpu_ok) warm_up_gpu(o);
 
   std::vector<Row> rows;

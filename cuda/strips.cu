@@ -117,8 +117,9 @@ void unite(std::vector<uint32_t>& parent, uint32_t a, uint32_t b) {
 
 class StripRun {
  public:
-  // The host loops over all points run on a team of threads (all cores
-  // unless gd_params.threads says otherwise): the strip path is host-bound.
+  // The host loops over all points run on a team of threads (as many as the
+  // points pay for, at most gd_params.threads or every core: resolve_threads):
+  // the strip path is host-bound.
   StripRun(RunContext& ctx, const PointsView& pts, const gd_params& params, const Options& opts,
            gd_run_stats& stats)
       : ctx_(ctx),
@@ -126,7 +127,7 @@ class StripRun {
         params_(params),
         opts_(opts),
         stats_(stats),
-        team_(resolve_threads(params.threads, pts.n), ctx.cancel()) {}
+        team_(resolve_threads(params, pts.n), ctx.cancel()) {}
 
   // Bounds (finite coordinates only), bins and each point's bin.
   void prepare() {

@@ -346,6 +346,7 @@ if has_stage reliability; then
 	rel_check core-diff bash "$GD_ROOT/test/fuzz/core_diff.sh" --build "$GD_BUILD_DIR" --sets "$diff_sets" --seed 1
 	rel_check cancel bash "$GD_ROOT/test/reliability/cancel.sh" --times "$cancels"
 	rel_check leak bash "$GD_ROOT/test/reliability/leak.sh" --queries "$queries"
+	rel_check crash-watch bash "$GD_ROOT/test/reliability/crash_watch.sh"
 	if command -v valgrind >/dev/null 2>&1; then
 		rel_check valgrind bash "$GD_ROOT/test/reliability/valgrind.sh" "${valgrind_args[@]}"
 	else

@@ -47,7 +47,7 @@ SELECT gpu_dbscan_collect(geom, 0.1, 2) FROM pts;
 SELECT ST_AsEWKT(unnest(gpu_dbscan_collect(g, 1, 1 ORDER BY i)))
 FROM (VALUES (1, 'SRID=4326;POINT Z (0 0 5)'::geometry), (2, 'SRID=4326;POINT Z (0.5 0 6)'),
              (3, 'SRID=4326;LINESTRING Z (3 0 1, 4 0 1)'), (4, 'SRID=4326;POINT Z (3.5 0.5 7)')) v(i, g);
--- PostGIS's own error for what st_collect refuses (mixed dimensions)
+-- our own error for what st_collect refuses (mixed dimensions), not PostGIS's XX000
 SELECT gpu_dbscan_collect(g, 1, 1)
 FROM (VALUES ('POINT Z (0 0 5)'::geometry), ('POINT (0.5 0)')) v(g);
 

@@ -35,6 +35,8 @@
 #include "utils/typcache.h"
 
 #include "memory_budget.h"
+
+#include "gserialized_points.h"
 #include "partition_rows.h"
 #include "postgis_fn.h"
 #include "progress.h"
@@ -191,6 +193,8 @@ read_array_arg(FunctionCallInfo fcinfo, int argno, Oid elemtype, void **values, 
 	a = PG_GETARG_ARRAYTYPE_P(argno);
 	if (ARR_ELEMTYPE(a) != elemtype)
 		elog(ERROR, "gpu_dbscan: unexpected array element type %u", ARR_ELEMTYPE(a));
+	param_check_one_dimensional(ARR_NDIM(a), "gpu_dbscan_params",
+								elemtype == FLOAT8OID ? "eps" : "minpoints");
 	deconstruct_array(a, elemtype, elemtype == FLOAT8OID ? 8 : 4, elemtype == FLOAT8OID ?
 					  FLOAT8PASSBYVAL : true, elemtype == FLOAT8OID ? TYPALIGN_DOUBLE :
 					  TYPALIGN_INT, &elems, &elem_nulls, &n);
@@ -638,6 +642,28 @@ collect_fns(FunctionCallInfo fcinfo, Oid geometry_type)
 	return fns;
 }
 
+/*
+ * PostGIS collects only geometries of the same coordinate dimensions (its
+ * error is an internal one, XX000): member i of cluster c (rows[] its input
+ * rows, 0-based) must have those of member 0.
+ */
+static void
+check_same_dims(const Datum *members, int64 i, const int64 *rows, int32 c)
+{
+	int			first = gserialized_dims(members[0]);
+	int			dims = gserialized_dims(members[i]);
+
+	if (dims != first)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("gpu_dbscan_collect: cluster %d holds geometries of different dimensions", c),
+				 errdetail("Input row %lld is %s, input row %lld is %s.",
+						   (long long) rows[0] + 1, gserialized_dims_name(first),
+						   (long long) rows[i] + 1, gserialized_dims_name(dims)),
+				 errhint("PostGIS collects only geometries of the same dimensions: "
+						 "make them agree (ST_Force2D, ST_Force3DZ, ...) before clustering.")));
+}
+
 PG_FUNCTION_INFO_V1(gpu_dbscan_collect_finalfn);
 
 /*
@@ -699,7 +725,10 @@ gpu_dbscan_collect_finalfn(PG_FUNCTION_ARGS)
 
 		CHECK_FOR_INTERRUPTS();
 		for (i = 0; i < size; i++)
+		{
 			members[i] = st->geoms[order[start[c] + i]];
+			check_same_dims(members, i, order + start[c], c);
+		}
 		arr = construct_array(members, (int) size, st->geometry_type, fns->typlen,
 							  fns->typbyval, fns->typalign);
 		clusters[c] = FunctionCall1(&fns->force_collection,

@@ -112,7 +112,7 @@ fill_params(gd_params *params, double eps, int64_t minpoints, gd_backend backend
 	params->eps = eps;
 	params->minpoints = minpoints;
 	params->backend = backend;
-	params->threads = gd_threads;
+	params->threads = gd_effective_threads;
 	params->device = gd_device;
 	params->device_memory_budget = (size_t) gd_device_memory_budget_mb * 1024 * 1024;
 	params->should_cancel = should_cancel;

@@ -135,6 +135,8 @@ read_geog_point(void *arg, int64 row, Datum value, bool isnull)
 		return;
 	}
 	gserialized_decode_geography(value, &g);
+	if (g.malformed)
+		window_error_malformed(row, g.malformed);
 	if (g.kind == GEOM_OTHER)
 		window_row_error(row, ERRCODE_FEATURE_NOT_SUPPORTED,
 						 "gpu_dbscan: only geography points can be clustered",

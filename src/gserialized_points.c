@@ -30,6 +30,25 @@
  * read is a memcpy after a length check.  PostGIS writes no box for points,
  * for linestrings of at most two vertices and for one-point multipoints, and
  * none for EMPTY geometries.
+ *
+ * Sub-geometry types follow PostGIS's lwcollection_allows_subtype (a point
+ * in a MULTIPOINT, a linestring or circular string in a compound curve, ...;
+ * a GEOMETRYCOLLECTION holds anything): anything else is corrupt, as
+ * PostGIS says too.
+ *
+ * Malformed values (issue 11).  PostGIS 3.3.2 reads some values whose parts
+ * are EMPTY where a part must not be, and its distance code (st_dwithin,
+ * ST_DWithin, ST_ClusterDBSCAN) then crashes the server: a CURVEPOLYGON
+ * whose second ring is LINESTRING EMPTY or COMPOUNDCURVE(EMPTY) (from WKB,
+ * any role), a CURVEPOLYGON whose ring is a COMPOUNDCURVE with an EMPTY
+ * first member (from WKB), a POLYGON with an empty inner ring (serialized
+ * bytes), at any depth of MULTISURFACE, GEOMETRYCOLLECTION, ...  (the
+ * probes: docs/reliability.md).  The rule, one level at a time: the rings of
+ * a POLYGON or CURVEPOLYGON, and the members of a COMPOUNDCURVE, are either
+ * all EMPTY (the value is EMPTY, as PostGIS reads it) or none is.  A value
+ * that breaks it anywhere sets GeomInfo.malformed; EMPTY members of the
+ * other collections (MULTIPOINT(EMPTY, 1 1), GEOMETRYCOLLECTION(POINT EMPTY,
+ * ...), a TIN's EMPTY triangle, ...) are kept: PostGIS measures them safely.
  */
 #include "postgres.h"
 
@@ -84,7 +103,50 @@ typedef struct GsWalk
 				ymin,
 				xmax,
 				ymax;
+	const char *malformed;		/* the first malformed part (see the file comment) */
 } GsWalk;
+
+/* The type's name, as PostGIS's error messages give it. */
+static const char *
+type_name(uint32 type)
+{
+	static const char *const names[] = {
+		"Unknown", "Point", "LineString", "Polygon", "MultiPoint", "MultiLineString",
+		"MultiPolygon", "GeometryCollection", "CircularString", "CompoundCurve",
+		"CurvePolygon", "MultiCurve", "MultiSurface", "PolyhedralSurface", "Triangle", "Tin"
+	};
+
+	return type < lengthof(names) ? names[type] : "Unknown";
+}
+
+/* Whether a collection of type parent may hold a member of type sub (lwcollection_allows_subtype). */
+static bool
+allows_subtype(uint32 parent, uint32 sub)
+{
+	switch (parent)
+	{
+		case GS_COLLECTION:
+			return true;
+		case GS_MULTIPOINT:
+			return sub == GS_POINT;
+		case GS_MULTILINE:
+			return sub == GS_LINE;
+		case GS_MULTIPOLYGON:
+		case GS_POLYHEDRAL:
+			return sub == GS_POLYGON;
+		case GS_COMPOUND:
+			return sub == GS_LINE || sub == GS_CIRCSTRING;
+		case GS_CURVEPOLY:
+		case GS_MULTICURVE:
+			return sub == GS_LINE || sub == GS_CIRCSTRING || sub == GS_COMPOUND;
+		case GS_MULTISURFACE:
+			return sub == GS_POLYGON || sub == GS_CURVEPOLY;
+		case GS_TIN:
+			return sub == GS_TRIANGLE;
+		default:
+			return false;
+	}
+}
 
 /* Raises the error for a malformed value. */
 static void
@@ -155,17 +217,39 @@ walk_vertices(GsCursor *c, uint32 count, GsWalk *walk)
 	c->off += (size_t) count * stride;
 }
 
-/* Walks one geometry (type, count, body) at the cursor, recursively. */
+/*
+ * Records that parts, the rings or members of a geometry of type, are
+ * neither all EMPTY nor all non-empty (see the file comment).
+ */
 static void
-walk_geometry(GsCursor *c, GsWalk *walk)
+mixed_parts(GsWalk *walk, uint32 type, uint32 nparts, uint32 nempty)
+{
+	if (nempty == 0 || nempty == nparts || walk->malformed)
+		return;
+	walk->malformed = type == GS_COMPOUND ?
+		"gpu_dbscan: geometry has a CompoundCurve with an EMPTY member among non-empty ones" :
+		psprintf("gpu_dbscan: geometry has a %s with an EMPTY ring among non-empty ones",
+				 type_name(type));
+}
+
+/*
+ * Walks one geometry (type, count, body) at the cursor, recursively; parent
+ * is the type of the collection it belongs to (0 at the top).  Returns
+ * whether it is EMPTY: it holds no vertex.
+ */
+static bool
+walk_geometry(GsCursor *c, GsWalk *walk, uint32 parent)
 {
 	uint32		type;
 	uint32		count;
 	uint32		i;
+	uint32		nempty = 0;
 
 	check_stack_depth();
 	type = read_u32(c, "truncated geometry header");
 	count = read_u32(c, "truncated geometry header");
+	if (parent != 0 && !allows_subtype(parent, type))
+		corrupt(psprintf("%s inside a %s", type_name(type), type_name(parent)), c->off - 8);
 
 	switch (type)
 	{
@@ -173,14 +257,14 @@ walk_geometry(GsCursor *c, GsWalk *walk)
 			if (count > 1)
 				corrupt("point with more than one vertex", c->off);
 			walk_vertices(c, count, walk);
-			break;
+			return count == 0;
 		case GS_CIRCSTRING:
 			walk->has_arcs = true;
 			/* FALLTHROUGH */
 		case GS_LINE:
 		case GS_TRIANGLE:
 			walk_vertices(c, count, walk);
-			break;
+			return count == 0;
 		case GS_POLYGON:
 			{
 				size_t		counts_at = c->off;
@@ -199,9 +283,12 @@ walk_geometry(GsCursor *c, GsWalk *walk)
 					memcpy(&npoints, c->base + counts_at + (size_t) i * sizeof(uint32),
 						   sizeof(uint32));
 					walk_vertices(c, npoints, walk);
+					if (npoints == 0)
+						nempty++;
 				}
+				mixed_parts(walk, type, count, nempty);
+				return nempty == count;
 			}
-			break;
 		case GS_COMPOUND:
 		case GS_CURVEPOLY:
 		case GS_MULTICURVE:
@@ -217,8 +304,11 @@ walk_geometry(GsCursor *c, GsWalk *walk)
 			/* each sub-geometry takes at least 8 bytes: bound the loop */
 			need(c, (size_t) count * 8, "collection runs past the end");
 			for (i = 0; i < count; i++)
-				walk_geometry(c, walk);
-			break;
+				if (walk_geometry(c, walk, type))
+					nempty++;
+			if (type == GS_COMPOUND || type == GS_CURVEPOLY)
+				mixed_parts(walk, type, count, nempty);
+			return nempty == count;
 		default:
 			corrupt(psprintf("unknown geometry type %u", type), c->off);
 	}
@@ -276,6 +366,7 @@ decode(Datum geom, PostgisFns *fns, GeomInfo *out, bool geodetic)
 	}
 
 	out->finite = true;
+	out->malformed = NULL;
 	{
 		GsCursor	peek = c;
 		uint32		type = read_u32(&peek, "truncated geometry header");
@@ -308,8 +399,9 @@ decode(Datum geom, PostgisFns *fns, GeomInfo *out, bool geodetic)
 			memset(&walk, 0, sizeof(walk));
 			walk.ndims = ndims;
 			walk.finite = true;
-			walk_geometry(&c, &walk);
+			walk_geometry(&c, &walk, 0);
 			out->finite = walk.finite;
+			out->malformed = walk.malformed;
 
 			if (walk.nvertices == 0 && walk.finite)
 				out->kind = GEOM_EMPTY;
@@ -328,8 +420,9 @@ decode(Datum geom, PostgisFns *fns, GeomInfo *out, bool geodetic)
 					out->ymin = fbox[2];
 					out->ymax = fbox[3];
 				}
-				else if (!walk.has_arcs || fns == NULL)
+				else if (!walk.has_arcs || fns == NULL || walk.malformed)
 				{
+					/* a malformed value never reaches PostGIS, not even box3d */
 					out->xmin = walk.xmin;
 					out->ymin = walk.ymin;
 					out->xmax = walk.xmax;
@@ -358,6 +451,29 @@ void
 gserialized_decode_geography(Datum geog, GeomInfo *out)
 {
 	decode(geog, NULL, out, true);
+}
+
+/* The Z and M flags of a detoasted value (see gserialized_points.h). */
+int
+gserialized_dims(Datum geom)
+{
+	struct varlena *v = (struct varlena *) DatumGetPointer(geom);
+
+	Assert(!VARATT_IS_EXTENDED(v) || VARATT_IS_SHORT(v));
+	if (VARSIZE_ANY_EXHDR(v) < 4)
+		corrupt("truncated header", 0);
+	StaticAssertStmt(GSERIALIZED_Z == GS_FLAG_Z && GSERIALIZED_M == GS_FLAG_M,
+					 "GSERIALIZED_Z and _M are the flag bits");
+	return ((const uint8 *) VARDATA_ANY(v))[3] & (GS_FLAG_Z | GS_FLAG_M);
+}
+
+/* The name of a dims value (see gserialized_points.h). */
+const char *
+gserialized_dims_name(int dims)
+{
+	static const char *const names[] = {"2D", "Z", "M", "ZM"};
+
+	return names[dims & 3];
 }
 
 /* Writes a serialized 2D point into buf (see gserialized_points.h). */

@@ -34,10 +34,20 @@ typedef struct GeomInfo
 				ymin,
 				xmax,
 				ymax;
+
+	/*
+	 * Not NULL: the value is one that PostGIS's distance functions crash on
+	 * or that we cannot show they handle (see "Malformed values" in
+	 * gserialized_points.c); what is wrong with it, for an error message.
+	 * The caller must refuse the row before any PostGIS function sees it.
+	 */
+	const char *malformed;
 } GeomInfo;
 
 /*
- * Decodes one non-NULL geometry datum into *out.  Corrupt input is an ERROR.
+ * Decodes one non-NULL geometry datum into *out.  Corrupt input is an ERROR
+ * (as is a sub-geometry of a type its collection cannot hold, which PostGIS
+ * refuses too); a malformed one sets out->malformed.
  * fns is used only for a curved geometry that carries no serialized box;
  * with fns NULL such a geometry gets the box of its vertices (enough to
  * tell its kind).
@@ -56,6 +66,19 @@ extern void gserialized_decode_geography(Datum geog, GeomInfo *out);
  * current memory context: what a point row is handed to st_dwithin as.
  */
 extern Datum gserialized_make_point(double x, double y, int32 srid);
+
+/*
+ * The coordinate dimensions of a detoasted geometry value, from its flags:
+ * GSERIALIZED_2D, _Z, _M or _ZM (PostGIS collects only values that agree).
+ */
+#define GSERIALIZED_2D 0
+#define GSERIALIZED_Z 1
+#define GSERIALIZED_M 2
+#define GSERIALIZED_ZM 3
+extern int	gserialized_dims(Datum geom);
+
+/* "2D", "Z", "M" or "ZM". */
+extern const char *gserialized_dims_name(int dims);
 
 /* Bytes of a serialized 2D point, varlena header included. */
 #define GSERIALIZED_POINT_SIZE 32

@@ -13,7 +13,17 @@
  * A budget bounds one session; gpu_dbscan.max_gpu_sessions (SIGHUP) bounds
  * how many sessions use the GPU at once (gpu_slots.c), so the card holds at
  * most max_gpu_sessions budgets plus each process's CUDA context.
+ *
+ * CPU threads likewise: gpu_dbscan.max_threads (SIGHUP, 0 = the machine's
+ * hardware threads) is the administrator's ceiling, gpu_dbscan.threads
+ * (USERSET, 0 = the ceiling) each session's wish, held at the ceiling
+ * without an error; gd_effective_threads, shown by the read-only
+ * gpu_dbscan.effective_threads, is what the core gets.  The core then starts
+ * only as many as the work pays for (GD_MIN_ITEMS_PER_THREAD items each), so
+ * a small partition runs on one thread whatever the setting.
  */
+#include "gd_core.h"			/* before postgres.h: see core_bridge.h */
+
 #include "postgres.h"
 
 #include <limits.h>
@@ -25,6 +35,8 @@
 int			gd_backend_setting = GD_SETTING_AUTO;
 int			gd_gpu_min_rows = 10000;
 int			gd_threads = 0;
+int			gd_max_threads = 0;
+int			gd_effective_threads = 1;
 int			gd_device = 0;
 int			gd_device_memory_budget_mb = 0;
 int			gd_device_memory_budget_setting_mb = 0;
@@ -81,6 +93,29 @@ assign_max_device_memory(int newval, void *extra)
 	gd_device_memory_budget_mb = effective_budget(gd_device_memory_budget_setting_mb, newval);
 }
 
+/* The threads the core gets from a session's wish and the ceiling (0: none set). */
+static int
+effective_threads(int threads, int max_threads)
+{
+	int			ceiling = max_threads > 0 ? max_threads : gd_hardware_threads();
+
+	if (threads == 0 || threads > ceiling)
+		return ceiling;
+	return threads;
+}
+
+static void
+assign_threads(int newval, void *extra)
+{
+	gd_effective_threads = effective_threads(newval, gd_max_threads);
+}
+
+static void
+assign_max_threads(int newval, void *extra)
+{
+	gd_effective_threads = effective_threads(gd_threads, newval);
+}
+
 /* Defines the settings and reserves the gpu_dbscan. prefix; called from _PG_init. */
 void
 gd_define_gucs(void)
@@ -109,13 +144,34 @@ gd_define_gucs(void)
 							PGC_USERSET, 0,
 							NULL, NULL, NULL);
 
+	/* read-only, written by the two hooks below: defined before them */
+	DefineCustomIntVariable("gpu_dbscan.effective_threads",
+							"Most CPU threads one clustering of this session may use "
+							"(gpu_dbscan.threads held at gpu_dbscan.max_threads).",
+							"Small partitions use fewer: one thread per "
+							CppAsString2(GD_MIN_ITEMS_PER_THREAD) " rows.",
+							&gd_effective_threads,
+							1, 1, 4096,
+							PGC_INTERNAL, GUC_NOT_IN_SAMPLE | GUC_DISALLOW_IN_FILE,
+							NULL, NULL, NULL);
+
+	/* the ceiling first: the wish's assign hook reads it */
+	DefineCustomIntVariable("gpu_dbscan.max_threads",
+							"Most CPU threads one clustering may use; 0 = the machine's hardware threads.",
+							"Set by the administrator; gpu_dbscan.threads is held at it.",
+							&gd_max_threads,
+							0, 0, 4096,
+							PGC_SIGHUP, 0,
+							NULL, assign_max_threads, NULL);
+
 	DefineCustomIntVariable("gpu_dbscan.threads",
-							"CPU threads for clustering; 0 uses every core.",
-							NULL,
+							"Most CPU threads for clustering; 0 = gpu_dbscan.max_threads.",
+							"Held at gpu_dbscan.max_threads; small partitions use fewer "
+							"(one thread per " CppAsString2(GD_MIN_ITEMS_PER_THREAD) " rows).",
 							&gd_threads,
 							0, 0, 4096,
 							PGC_USERSET, 0,
-							NULL, NULL, NULL);
+							NULL, assign_threads, NULL);
 
 	DefineCustomIntVariable("gpu_dbscan.device",
 							"CUDA device ordinal the GPU back end uses.",

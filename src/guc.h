@@ -14,7 +14,10 @@ typedef enum GdBackendSetting
 
 extern int	gd_backend_setting;
 extern int	gd_gpu_min_rows;
-extern int	gd_threads;
+extern int	gd_threads;		/* gpu_dbscan.threads: the session's wish */
+extern int	gd_max_threads;	/* gpu_dbscan.max_threads: the ceiling; 0 = hardware */
+/* what the core gets: threads held at the ceiling, the ceiling for 0 */
+extern int	gd_effective_threads;
 extern int	gd_device;
 extern int	gd_device_memory_budget_setting_mb;	/* gpu_dbscan.device_memory_budget */
 extern int	gd_max_device_memory_mb;	/* gpu_dbscan.max_device_memory */

@@ -78,6 +78,8 @@ partition_rows_add(PartitionRows *rows, PostgisFns *fns, Datum value, bool isnul
 	if (!isnull)
 	{
 		gserialized_decode(value, fns, &g);
+		if (g.malformed)
+			window_error_malformed(i, g.malformed);
 		if (!g.finite)
 			window_error_nonfinite(i);
 		window_check_srid(&rows->srids, g.srid, i);

@@ -52,6 +52,7 @@ read_sweep_parameters(WindowObject win, double *eps, int *nvalues)
 	d = WinGetFuncArgInPartition(win, 2, 0, WINDOW_SEEK_HEAD, false, &isnull, NULL);
 	if (!isnull)
 	{
+		param_check_one_dimensional(ARR_NDIM(DatumGetArrayTypeP(d)), "gpu_dbscan_sweep", "minpoints");
 		deconstruct_array(DatumGetArrayTypeP(d), INT4OID, sizeof(int32), true, TYPALIGN_INT,
 						  &elems, &nulls, &n);
 		if (n == 0)

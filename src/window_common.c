@@ -46,6 +46,17 @@ param_check_eps_number(double eps)
 				 errmsg("Tolerance must be a number, not NaN")));
 }
 
+/* A parameter array must be one-dimensional (see window_common.h). */
+void
+param_check_one_dimensional(int ndim, const char *fn, const char *what)
+{
+	if (ndim > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("%s: %s must be a one-dimensional array, not %d-dimensional",
+						fn, what, ndim)));
+}
+
 /* eps and minpoints from the partition's first row (see window_common.h). */
 void
 window_read_parameters(WindowObject win, double *eps, int32 *minpoints)
@@ -160,6 +171,15 @@ window_error_nonfinite(int64 row)
 {
 	window_row_error(row, ERRCODE_INVALID_PARAMETER_VALUE,
 					 "gpu_dbscan: geometry has a NaN or infinite coordinate", NULL);
+}
+
+/* The error for a malformed geometry (see window_common.h). */
+void
+window_error_malformed(int64 row, const char *what)
+{
+	window_row_error(row, ERRCODE_INVALID_PARAMETER_VALUE, what,
+					 "PostGIS's distance functions (ST_DWithin, ST_ClusterDBSCAN) crash on "
+					 "such values; remove the EMPTY part, or the row.");
 }
 
 /* Reads the first argument of every row (see window_common.h). */

@@ -58,6 +58,12 @@ extern void param_check_minpoints(int64 minpoints, bool isnull);
 extern void param_check_eps_number(double eps);
 
 /*
+ * A parameter array (what: "minpoints", "eps") of fn must be one-dimensional:
+ * an error for ndim > 1 (its elements would otherwise be read flattened).
+ */
+extern void param_check_one_dimensional(int ndim, const char *fn, const char *what);
+
+/*
  * What to compute for a set of rows: the ids for each of nminpoints values
  * at one eps (value k's ids at ids[k * nrows], -1 for noise and NULL), and,
  * when types is not NULL (then nminpoints is 1), each row's gd_point_type.
@@ -101,6 +107,12 @@ extern void window_row_error(int64 row, int sqlerrcode, const char *message,
 
 /* The error for a NaN or infinite coordinate in row (0-based). */
 extern void window_error_nonfinite(int64 row) pg_attribute_noreturn();
+
+/*
+ * The error for a malformed geometry in row (0-based): one PostGIS's
+ * distance functions crash on (GeomInfo.malformed says what is wrong).
+ */
+extern void window_error_malformed(int64 row, const char *what) pg_attribute_noreturn();
 
 /*
  * Calls read_row(arg, row, value, isnull) for the window function's first

@@ -65,6 +65,8 @@ read_point_z(void *arg, int64 row, Datum value, bool isnull)
 		return;
 	}
 	gserialized_decode(value, NULL, &g);
+	if (g.malformed)
+		window_error_malformed(row, g.malformed);
 	if (g.kind == GEOM_OTHER)
 		window_row_error(row, ERRCODE_INVALID_PARAMETER_VALUE,
 						 "gpu_dbscan_3d: only points can be clustered in 3D",

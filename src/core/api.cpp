@@ -19,6 +19,8 @@
 #include "graph.hpp"
 #include "memory_ledger.hpp"
 
+#include "parallel.hpp"
+
 namespace {
 
 using gd::Error;
@@ -64,6 +66,7 @@ void gd_params_init(gd_params* params) {
   params->device_memory_budget = 0;
   params->should_cancel = nullptr;
   params->cancel_arg = nullptr;
+  params->min_items_per_thread = 0;
 }
 
 gd_status gd_cluster_points(const double* x, const double* y, const uint8_t* row_kind,
@@ -187,6 +190,8 @@ int gd_gpu_available(int device, gd_error* why) {
   });
   return st == GD_OK ? available : 0;
 }
+
+int gd_hardware_threads(void) { return gd::hardware_threads(); }
 
 int gd_built_with_cuda(void) {
 #ifdef GD_HAVE_CUDA

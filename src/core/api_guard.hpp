@@ -78,6 +78,9 @@ inline void check_params(const gd_params* params) {
   std::memcpy(&backend, &params->backend, sizeof backend);
   if (backend != GD_BACKEND_CPU && backend != GD_BACKEND_GPU) invalid("unknown backend %d", backend);
   if (params->threads < 0) invalid("threads must be >= 0, got %d", params->threads);
+  if (params->min_items_per_thread < 0)
+    invalid("min_items_per_thread must be >= 0, got %lld",
+            static_cast<long long>(params->min_items_per_thread));
 }
 
 constexpr int64_t kMaxPoints = std::numeric_limits<int32_t>::max();
@@ -95,6 +98,9 @@ inline const gd_params* check_pair_search(gd_pair_list* out, double eps, int64_t
   gd_params_init(defaults);
   if (!params) params = defaults;
   if (params->threads < 0) invalid("threads must be >= 0, got %d", params->threads);
+  if (params->min_items_per_thread < 0)
+    invalid("min_items_per_thread must be >= 0, got %lld",
+            static_cast<long long>(params->min_items_per_thread));
   if (nrows < 0) invalid("nrows must be >= 0, got %lld", static_cast<long long>(nrows));
   if (nrows > kMaxPoints)
     invalid("%lld rows in one partition, at most %lld are supported",

@@ -29,7 +29,7 @@ void cpu_cluster(const PointsView& pts, const gd_params& params, const CancelTok
   stats.backend = GD_BACKEND_CPU;
   stats.points = pts.n;
   if (pts.n == 0) return;
-  ThreadTeam team(resolve_threads(params.threads, pts.n), cancel);
+  ThreadTeam team(resolve_threads(params, pts.n), cancel);
   Stopwatch watch;
 
   Grid grid = build_grid(pts, params.eps, team);

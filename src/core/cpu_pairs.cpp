@@ -59,7 +59,7 @@ void candidate_pairs(const gd_box* boxes, const uint8_t* row_kind, int64_t nrows
   const BoxTree tree(bs);
   std::vector<BoxTree::Box>().swap(bs);
   const size_t n = tree.size();
-  ThreadTeam team(resolve_threads(params.threads, n), cancel);
+  ThreadTeam team(resolve_threads(params, n), cancel);
   collect_pairs(
       n, 512, team, max_pairs, "candidate pairs",
       [&](size_t begin, size_t end, auto&& emit) {

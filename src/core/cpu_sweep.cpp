@@ -300,7 +300,7 @@ void sweep_levels(const PointsView& pts, double eps, const std::vector<int64_t>&
   const std::vector<int64_t> levels(all_levels.begin() + first, all_levels.begin() + last);
   uint32_t* const* best = all_best + first;
   const size_t nlevels = levels.size();
-  ThreadTeam team(resolve_threads(params.threads, pts.n), cancel);
+  ThreadTeam team(resolve_threads(params, pts.n), cancel);
   auto watch = std::chrono::steady_clock::now();
 
   Grid grid = build_grid(pts, eps, team);

@@ -90,7 +90,7 @@ typedef struct gd_params
 	double		eps;			/* >= 0, not NaN; +Infinity allowed */
 	int64_t		minpoints;		/* >= 0 */
 	gd_backend	backend;
-	int			threads;		/* CPU threads; 0 = all cores */
+	int			threads;		/* most CPU threads; 0 = all cores */
 	int			device;			/* CUDA device ordinal for GD_BACKEND_GPU */
 	size_t		device_memory_budget;	/* bytes the GPU path may hold; 0 = default */
 
@@ -101,7 +101,23 @@ typedef struct gd_params
 	 */
 	int			(*should_cancel) (void *arg);
 	void	   *cancel_arg;
+
+	/*
+	 * Threads follow the work: a phase over n items runs on at most
+	 * max(1, n / min_items_per_thread) threads (and at most threads).  0
+	 * means the measured default (GD_MIN_ITEMS_PER_THREAD); the tests set 1
+	 * to run small inputs on several threads.
+	 */
+	int64_t		min_items_per_thread;
 } gd_params;
+
+/*
+ * Items each extra CPU thread needs before it pays for itself: measured with
+ * gd_bench --thread-steps on 16 hardware threads (docs/reliability.md), where
+ * 2 threads first beat one at 4k points, 4 at 8k, 8 at 64k, 16 at 1M; 8192
+ * loses the least time over 40 to 1M points.
+ */
+#define GD_MIN_ITEMS_PER_THREAD 8192
 
 /* Fills *params with defaults (CPU, all cores). */
 void		gd_params_init(gd_params *params);
@@ -223,6 +239,9 @@ int			gd_gpu_available(int device, gd_error *why);
 
 /* 1 when the library was built with the CUDA backend. */
 int			gd_built_with_cuda(void);
+
+/* The machine's hardware threads (at least 1): what threads = 0 means. */
+int			gd_hardware_threads(void);
 
 /*
  * ---- Point types and minpoints sweeps (the aggregates, gpu_dbscan_point_type,

@@ -114,7 +114,7 @@ class CpuBackend final : public Backend {
   // Threads for a batch, from the candidates its points scan (their
   // shortest windows): one thread per kWorkPerThread of them.
   int threads_for(const Batch& b) const {
-    constexpr size_t kWorkPerThread = 1 << 18;
+    constexpr int64_t kWorkPerThread = 1 << 18;
     size_t work = 0;
     for (size_t sub = 0; sub < b.size(); ++sub)
       for (uint64_t i = b.offsets[sub]; i < b.offsets[sub + 1]; ++i)
@@ -122,7 +122,9 @@ class CpuBackend final : public Backend {
             choose_scan(pr_.lo.data(), pr_.hi.data(), pr_.n, b.dims.data() + sub * b.s, b.s,
                         b.pts[i]).k1,
             b.pts[i]);
-    return resolve_threads(params_.threads, work / kWorkPerThread * 16384);
+    gd_params per_work = params_;
+    per_work.min_items_per_thread = kWorkPerThread;
+    return resolve_threads(per_work, work);
   }
 
   const Prepared& pr_;

@@ -255,7 +255,7 @@ void nd_cluster(const NdPointsView& pts, const gd_params& params, const CancelTo
   stats.backend = GD_BACKEND_CPU;
   stats.points = pts.n;
   if (pts.n == 0) return;
-  ThreadTeam team(resolve_threads(params.threads, pts.n), cancel);
+  ThreadTeam team(resolve_threads(params, pts.n), cancel);
   auto last = std::chrono::steady_clock::now();
 
   // Coarse cells, or fine ones where the coarse cells hold many points.

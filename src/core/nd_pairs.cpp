@@ -17,7 +17,7 @@ void nd_neighbour_pairs(const NdPointsView& pts, const uint32_t* row_of, double 
   out->pairs = nullptr;
   out->count = 0;
   if (pts.n < 2) return;
-  ThreadTeam team(resolve_threads(params.threads, pts.n), cancel);
+  ThreadTeam team(resolve_threads(params, pts.n), cancel);
   NdGrid grid = build_nd_grid(pts, eps, false, team);
   const uint32_t ncells = grid.ncells();
   const size_t grain = std::max<size_t>(1, std::min<size_t>(256, ncells / (team.size() * 32u)));

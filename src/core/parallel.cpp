@@ -13,9 +13,6 @@ namespace gd {
 
 namespace {
 
-// Below this many items per extra thread, one thread is faster.
-constexpr size_t kItemsPerThread = 16384;
-
 // Blocks every signal in the calling thread for its lifetime; threads started
 // meanwhile inherit the full mask, so no signal is ever delivered to them.
 class BlockAllSignals {
@@ -38,13 +35,20 @@ class BlockAllSignals {
 
 }  // namespace
 
-int resolve_threads(int requested, size_t items) {
-  if (requested > 0) return std::min(requested, 1024);
+int hardware_threads() {
   // hardware_concurrency reads /sys on every call (microseconds): once.
   static const unsigned hw = std::thread::hardware_concurrency();
-  size_t cores = hw == 0 ? 1 : hw;
-  size_t useful = std::max<size_t>(1, items / kItemsPerThread);
-  return static_cast<int>(std::min(cores, useful));
+  return hw == 0 ? 1 : static_cast<int>(std::min(hw, 1024u));
+}
+
+int resolve_threads(const gd_params& params, size_t items) {
+  const size_t ceiling = static_cast<size_t>(
+      params.threads > 0 ? std::min(params.threads, 1024) : hardware_threads());
+  const size_t per = params.min_items_per_thread > 0
+                         ? static_cast<size_t>(params.min_items_per_thread)
+                         : static_cast<size_t>(GD_MIN_ITEMS_PER_THREAD);
+  const size_t useful = std::max<size_t>(1, items / per);
+  return static_cast<int>(std::min(ceiling, useful));
 }
 
 void ThreadTeam::run(const std::function<void(int)>& fn) {

@@ -16,10 +16,16 @@
 
 namespace gd {
 
-// Threads to use for `items` units of work: `requested` when positive, else
-// all cores, but one thread for small inputs where starting threads costs
-// more than it saves.
-int resolve_threads(int requested, size_t items);
+// Threads to use for `items` units of work: as many as the work pays for
+// (one per params.min_items_per_thread items, GD_MIN_ITEMS_PER_THREAD when
+// 0, and at least one), but at most params.threads when positive, else at
+// most the machine's cores.  A small input runs on the calling thread alone
+// whatever params.threads says: starting threads would cost more than they
+// save.
+int resolve_threads(const gd_params& params, size_t items);
+
+// The machine's hardware threads, at least 1 (read once).
+int hardware_threads();
 
 class ThreadTeam {
  public:

@@ -165,6 +165,7 @@ struct Runner {
     p.minpoints = s.minpoints;
     p.backend = backend;
     p.threads = threads;
+    p.min_items_per_thread = 1;  // several threads even on small sets
     gd_error err;
     std::memset(&err, 0, sizeof err);
     ids.assign(s.x.size(), -7);
@@ -232,6 +233,7 @@ struct Runner {
       gd_params_init(&p);
       p.eps = s.eps;
       p.threads = 2;
+      p.min_items_per_thread = 1;  // several threads even on small sets
       gd_error err;
       ++runs;
       if (gd_cluster_points_sweep(s.x.data(), s.y.data(), s.kind.data(), n, &p, values, nv, ids.data(),

@@ -103,7 +103,8 @@ check_same(const Outcome *a, const Outcome *b)
 	if (a->error)
 		return;
 	if (a->info.kind != b->info.kind || a->info.srid != b->info.srid ||
-		a->info.finite != b->info.finite)
+		a->info.finite != b->info.finite ||
+		(a->info.malformed == NULL) != (b->info.malformed == NULL))
 		abort();
 	if (a->info.kind == GEOM_POINT &&
 		(!same_double(a->info.x, b->info.x) || !same_double(a->info.y, b->info.y) ||

@@ -1,10 +1,11 @@
--- Every bad input gets its error, and the server stays up: the postmaster's
--- start time and this backend's pid are the same at the end.
+-- Every bad input gets its error, and the server stays up: the
+-- checkpointer's pid (lib/server_watch.sql) and this backend's pid are the
+-- same at the end.
 \ir lib/prelude.sql
 
-SELECT pg_postmaster_start_time() AS started, pg_backend_pid() AS pid \gset
+\ir lib/server_watch.sql
 
-SELECT plan(39);
+SELECT plan(43);
 
 CREATE TEMP TABLE ok_rows AS
 SELECT * FROM (VALUES (1, 'POINT(0 0)'::geometry), (2, 'POINT(0.5 0)'), (3, 'POINT(9 9)')) v(id, geom);
@@ -122,11 +123,25 @@ SELECT ok(:'cancel_outcome' = '57014: canceling statement due to statement timeo
 				 :'cancel_outcome', round(:cancel_seconds::numeric, 2)));
 SELECT cmp_ok(:cancel_seconds, '<', 2.0, 'the cancel took effect within 2 s');
 
+-- Issue 11: our errors, not PostGIS's internal one or a silent flattening.
+SELECT throws_ok($$SELECT gpu_dbscan_collect(g, 1, 1) FROM (VALUES ('POINT(0 0)'::geometry), ('POINT Z (0.5 0 1)')) t(g)$$,
+				 '22023', 'gpu_dbscan_collect: cluster 0 holds geometries of different dimensions',
+				 'gpu_dbscan_collect: a cluster mixing 2D and 3D geometries is our error, not XX000');
+SELECT throws_ok($$SELECT gpu_dbscan_sweep(g, 1, '{{1,2},{3,4}}') OVER () FROM (VALUES ('POINT(0 0)'::geometry)) t(g)$$,
+				 '2202E', 'gpu_dbscan_sweep: minpoints must be a one-dimensional array, not 2-dimensional',
+				 'gpu_dbscan_sweep: a two-dimensional minpoints array is refused');
+SELECT throws_ok($$SELECT gpu_dbscan_params(g, '{1}', '{{1,2},{3,4}}') FROM (VALUES ('POINT(0 0)'::geometry)) t(g)$$,
+				 '2202E', 'gpu_dbscan_params: minpoints must be a one-dimensional array, not 2-dimensional',
+				 'gpu_dbscan_params: a two-dimensional minpoints array is refused');
+SELECT throws_ok($$SELECT gpu_dbscan_params(g, '{{1},{2}}', '{2}') FROM (VALUES ('POINT(0 0)'::geometry)) t(g)$$,
+				 '2202E', 'gpu_dbscan_params: eps must be a one-dimensional array, not 2-dimensional',
+				 'gpu_dbscan_params: a two-dimensional eps array is refused');
+
 -- Still the same server and the same session, and it still works.
 SELECT is((SELECT array_agg(c ORDER BY id) FROM (SELECT id, gpu_dbscan(geom, 1, 2) OVER (ORDER BY id) c FROM ok_rows) s),
 		  ARRAY[0, 0, NULL], 'clustering works after all the errors');
-SELECT is(pg_postmaster_start_time(), :'started'::timestamptz, 'the server was not restarted');
-SELECT is(pg_backend_pid(), :pid, 'this session survived');
+SELECT is(gd_test.checkpointer_pid(), :server_checkpointer, 'the server was not restarted (the same checkpointer process)');
+SELECT is(pg_backend_pid(), :server_session, 'this session survived');
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -12,7 +12,7 @@
 \ir lib/reference_dbscan.sql
 \ir ../reliability/lib/judge.sql
 
-SELECT pg_postmaster_start_time() AS started, pg_backend_pid() AS pid \gset
+\ir lib/server_watch.sql
 
 -- A geometry from its serialized bytes and back (byteasend copies a varlena).
 CREATE FUNCTION pg_temp.raw_geom(bytea) RETURNS geometry LANGUAGE internal IMMUTABLE STRICT AS 'byteasend';
@@ -212,8 +212,8 @@ SELECT is((SELECT string_agg(format('seed %s %s: %s / %s', s, what, a, f), '; ')
 				 (SELECT count(*) FROM corrupt_runs), (SELECT count(*) FROM corrupt_runs WHERE a <> 'ok')));
 
 -- Still the same server and session.
-SELECT is(pg_postmaster_start_time(), :'started'::timestamptz, 'the server was not restarted');
-SELECT is(pg_backend_pid(), :pid, 'this session survived');
+SELECT is(gd_test.checkpointer_pid(), :server_checkpointer, 'the server was not restarted (the same checkpointer process)');
+SELECT is(pg_backend_pid(), :server_session, 'this session survived');
 
 SELECT * FROM finish();
 ROLLBACK;

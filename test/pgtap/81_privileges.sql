@@ -17,7 +17,7 @@ SELECT pg_reload_conf() AS reloaded \gset
 SELECT pg_sleep(0.5) \gset
 \ir lib/prelude.sql
 
-SELECT pg_postmaster_start_time() AS started, pg_backend_pid() AS pid \gset
+\ir lib/server_watch.sql
 LOAD 'gpu_dbscan';
 
 SELECT plan(33);
@@ -112,7 +112,7 @@ SELECT throws_ok($$SET LOCAL gpu_dbscan.device_memory_budget = '8GB'$$, '42501',
 				 'the role cannot set a budget above the cap');
 RESET ROLE;
 
-SELECT is(pg_postmaster_start_time(), :'started'::timestamptz, 'the server was not restarted');
+SELECT is(gd_test.checkpointer_pid(), :server_checkpointer, 'the server was not restarted (the same checkpointer process)');
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -63,7 +63,7 @@ fail() { echo "cancel (backend $BACKEND): FAILED: $*"; rel_session_stop; exit 1;
 rel_data_setup "$DB" "$POINTS" || fail "data setup"
 table=rel_points_$POINTS
 big="SELECT count(c) FROM (SELECT gpu_dbscan(geom, $EPS, 5) OVER (ORDER BY id) AS c FROM $table) s;"
-started=$(rel_psql "$DB" -c "SELECT pg_postmaster_start_time()")
+rel_server_mark "$DB"
 want=$(rel_check_answer "$DB" "$BACKEND") || fail "the check query fails in a fresh session"
 
 rel_session_start "$DB" || fail "no session"
@@ -143,9 +143,8 @@ for ((i = 1; i <= TIMES; i++)); do
 	fi
 done
 rel_session_stop
-now_started=$(rel_psql "$DB" -c "SELECT pg_postmaster_start_time()")
 restarted=no
-[[ $now_started == "$started" ]] || restarted=yes
+rel_server_restarted "$DB" && restarted="YES ($REL_RESTART_WHY)"
 
 when="at random points"
 [[ $IN_CLUSTERING -eq 1 ]] && when="at random points from $from s (rows read) to $to s"

@@ -52,8 +52,9 @@
 #        sets through the GPU and CPU paths against PostGIS's algorithm
 #        emulated, 0 differences (against the core in --core-build DIR,
 #        default build-gpu-dev, built with CUDA there when missing)
-# nvidia-smi's memory before and after, and pg_postmaster_start_time()
-# unchanged apart from step b's restarts.  Logs and summary.txt go to $OUT
+# nvidia-smi's memory before and after, and no crash-restart apart from
+# step b's restarts (the checkpointer's pid and the server log: see
+# rel_server_mark in lib.sh).  Logs and summary.txt go to $OUT
 # (default log/gpu-faults).  Exit status 1 when a step failed.
 #
 # Knobs: PGKIT_ENV (/opt/pgkit/pgkit.env, sourced when present),
@@ -162,7 +163,6 @@ settle_mem() {
 }
 # mem_back BEFORE AFTER: device memory back within 64 MiB (true without nvidia-smi).
 mem_back() { [[ ! $1 =~ ^[0-9]+$ ]] || [[ $2 =~ ^[0-9]+$ && $2 -le $(($1 + 64)) ]]; }
-start_time() { rel_psql "$DB" -c "SELECT pg_postmaster_start_time()" 2>/dev/null; }
 # pg_restart [VAR=VALUE...]: restarts the server as its OS user with these
 # variables in its environment (pgkit-ctl's way, with env in front).
 pg_restart() {
@@ -209,7 +209,7 @@ if ! { rel_data_setup "$DB" 1000000 && rel_data_setup "$DB" 2000000; } >"$OUT/se
 	cat "$OUT/setup.log"
 	exit 1
 fi
-started=$(start_time)
+rel_server_mark "$DB"
 tc=$(rel_now)
 cpu_1m=$(in_session cpu "$Q1M")
 tg=$(rel_now)
@@ -285,7 +285,7 @@ if has_step b; then
 		hidden_gpu=$(in_session "$GPU" "$Q1M")
 		pg_restart || fail "b: the restart back failed (see restarts.log)"
 		back=$(in_session "$GPU" "$Q1M" "$LAST")
-		started=$(start_time)
+		rel_server_mark "$DB"
 		ok=1
 		[[ $hidden_auto == *"$cpu_1m"* && $hidden_auto == *cpu ]] || { ok=0; fail "b: auto without a device: $hidden_auto"; }
 		[[ $hidden_gpu == *ERROR*"no usable GPU"* ]] || { ok=0; fail "b: gpu without a device: $hidden_gpu"; }
@@ -330,13 +330,14 @@ if has_step c; then
 		rel_session_stop
 	done
 	m1=$(settle_mem "$m0")
-	now_started=$(start_time)
+	crashed=no
+	rel_server_restarted "$DB" && crashed="yes: $REL_RESTART_WHY"
 	check=$(in_session "$GPU" "$(rel_check_query)")
 	want=$(rel_check_answer "$DB" cpu)
-	if [[ $now_started == "$started" && $check == "$want" ]] && mem_back "$m0" "$m1"; then
+	if [[ $crashed == no && $check == "$want" ]] && mem_back "$m0" "$m1"; then
 		note "c: pg_terminate_backend during GPU work (from $floor s to $full s into a 2M-point run): $terminated/5 sessions ended, $(rel_stats "${lats[*]}"); the server stayed up, a new session's answer right, device memory $m0 -> $m1 MiB"
 	else
-		fail "c: pg_terminate_backend: server start $started -> $now_started, check '$check' (want $want), device memory $m0 -> $m1 MiB"
+		fail "c: pg_terminate_backend: server restarted: $crashed, check '$check' (want $want), device memory $m0 -> $m1 MiB"
 	fi
 fi
 
@@ -492,8 +493,11 @@ if has_step f; then
 	fi
 fi
 
-now_started=$(start_time)
-[[ $now_started == "$started" ]] || fail "the postmaster restarted unexpectedly ($started -> $now_started)"
-note "nvidia-smi after: $(settle_mem "${mem_before:-0}") MiB used (before: ${mem_before:-?} MiB); pg_postmaster_start_time() $([[ $now_started == "$started" ]] && echo unchanged || echo CHANGED) since the last deliberate restart; $(rel_secs "$t_all" "$(rel_now)") s in all"
+crashed=no
+if rel_server_restarted "$DB"; then
+	crashed=yes
+	fail "the server crashed or restarted unexpectedly ($REL_RESTART_WHY)"
+fi
+note "nvidia-smi after: $(settle_mem "${mem_before:-0}") MiB used (before: ${mem_before:-?} MiB); crash-restart since the last deliberate restart (checkpointer pid, server log): $crashed; $(rel_secs "$t_all" "$(rel_now)") s in all"
 if [[ $failed -eq 0 ]]; then note "== gpu_faults: all steps passed"; else note "== gpu_faults: FAILURES (logs in $OUT)"; fi
 exit $failed

@@ -48,7 +48,7 @@ if [[ $EXTERNAL -eq 0 ]]; then rel_throwaway_server || exit 1; fi
 fail() { echo "leak (backend $BACKEND): FAILED: $*"; rel_session_stop; exit 1; }
 
 rel_data_setup "$DB" 200000 || fail "data setup"
-started=$(rel_psql "$DB" -c "SELECT pg_postmaster_start_time()")
+rel_server_mark "$DB"
 
 # The kinds of query: answer (a), error (e) or cancelled (c), and the SQL.
 kinds=(
@@ -121,7 +121,6 @@ done
 secs=$(rel_secs "$t_start" "$(rel_now)")
 [[ -n ${REL_VERBOSE:-} ]] && echo "rss samples (query:kB): ${samples[*]}"
 rel_session_stop
-now_started=$(rel_psql "$DB" -c "SELECT pg_postmaster_start_time()")
 
 # RSS in MB at 1, 200, 500 and the last query; growth from query 200 on.
 summary=$(printf '%s\n' "${samples[@]}" | awk -F: -v warm=200 -v maxg="$MAX_GROWTH_MB" '
@@ -153,6 +152,6 @@ if ((have_smi)); then
 	dev_text=${dev_text%|*}
 fi
 restarted=no
-[[ $now_started == "$started" ]] || restarted=yes
+rel_server_restarted "$DB" && restarted="YES ($REL_RESTART_WHY)"
 echo "leak (backend $BACKEND): $QUERIES queries in one session in $secs s ($ok answered, $errors errors, $cancelled cancelled, $wrong answers changed); backend RSS $rss_text$dev_text; postmaster restarted: $restarted"
 [[ $wrong -eq 0 && $rss_ok != no && $dev_ok == yes && $restarted == no ]]

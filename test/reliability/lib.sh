@@ -18,6 +18,48 @@ rel_throwaway_server() {
 	. "$REL_HERE/../../scripts/lib.sh" || return 1
 	gd_pg_start >/dev/null || return 1
 	REL_PSQL=$GD_PGBIN/psql
+	REL_PG_LOG=${REL_PG_LOG:-$GD_PGLOG}
+}
+
+# Crash watch.  A backend that dies of a signal makes the postmaster end
+# every other process and reinitialise: pg_postmaster_start_time() stays
+# the same, but the auxiliary processes are new, so the checkpointer's pid
+# changes, and the server log says "terminated by signal" (or "exception").
+#
+# rel_server_mark DB: remembers the checkpointer's pid and where the server
+# log (REL_PG_LOG, when readable) ends.  rel_server_restarted DB: status 0
+# when the server crashed or restarted since the mark, with the evidence in
+# REL_RESTART_WHY ("" otherwise).  Both wait up to 30 s for a server that is
+# coming back.
+rel_checkpointer_pid() {
+	local i pid
+	for ((i = 0; i < 60; i++)); do
+		pid=$(rel_psql "$1" -c "SELECT pid FROM pg_stat_activity WHERE backend_type = 'checkpointer'" 2>/dev/null)
+		[[ -n $pid ]] && { echo "$pid"; return 0; }
+		sleep 0.5
+	done
+	echo "none"
+}
+rel_log_bytes() {
+	if [[ -n ${REL_PG_LOG:-} && -r $REL_PG_LOG ]]; then stat -c %s "$REL_PG_LOG"; else echo ""; fi
+}
+rel_server_mark() {
+	REL_MARK_CHECKPOINTER=$(rel_checkpointer_pid "$1")
+	REL_MARK_LOG_BYTES=$(rel_log_bytes)
+}
+rel_server_restarted() {
+	local now line why=()
+	now=$(rel_checkpointer_pid "$1")
+	[[ $now == "${REL_MARK_CHECKPOINTER:-}" ]] ||
+		why+=("checkpointer pid ${REL_MARK_CHECKPOINTER:-unknown} -> $now")
+	if [[ -n ${REL_MARK_LOG_BYTES:-} && -r ${REL_PG_LOG:-} ]]; then
+		line=$(tail -c +"$((REL_MARK_LOG_BYTES + 1))" "$REL_PG_LOG" 2>/dev/null |
+			grep -m1 -E 'terminated by (signal|exception)|server processes terminated; reinitializing')
+		[[ -z $line ]] || why+=("server log: ${line:0:200}")
+	fi
+	REL_RESTART_WHY=$(printf '%s; ' "${why[@]}")
+	REL_RESTART_WHY=${REL_RESTART_WHY%; }
+	((${#why[@]} > 0))
 }
 
 # rel_now: wall-clock seconds with microseconds.

@@ -25,6 +25,7 @@ inline RunResult cluster(const Rows& r, double eps, int64_t minpoints, int threa
   p.eps = eps;
   p.minpoints = minpoints;
   p.threads = threads;
+  p.min_items_per_thread = 1;  // several threads even on small inputs
   p.backend = backend;
   p.device_memory_budget = budget;
   RunResult run;

@@ -58,6 +58,9 @@ TEST(Api, InvalidParameters) {
   p.threads = -1;
   EXPECT_EQ(call(r, p, &err), GD_ERR_INVALID);
   p = params_with(1, 2);
+  p.min_items_per_thread = -1;
+  EXPECT_EQ(call(r, p, &err), GD_ERR_INVALID);
+  p = params_with(1, 2);
   p.backend = static_cast<gd_backend>(7);
   EXPECT_EQ(call(r, p, &err), GD_ERR_INVALID);
   std::vector<int32_t> ids(10);
@@ -144,6 +147,7 @@ TEST(Api, CancelledBeforeAnyWork) {
   p.should_cancel = cancel_now;
   for (int threads : {1, 2, 4}) {
     p.threads = threads;
+    p.min_items_per_thread = 1;  // several threads even on small inputs
     gd_error err;
     EXPECT_EQ(call(r, p, &err), GD_ERR_CANCELLED);
     EXPECT_EQ(err.status, GD_ERR_CANCELLED);
@@ -166,6 +170,7 @@ TEST(Api, CancelledPartWay) {
     std::atomic<int> calls{budget};
     gd_params p = params_with(0.5, 5);
     p.threads = 1 + budget % 3;
+    p.min_items_per_thread = 1;  // several threads even on small inputs
     p.should_cancel = cancel_after;
     p.cancel_arg = &calls;
     gd_error err;

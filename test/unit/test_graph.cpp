@@ -38,6 +38,7 @@ PairSet candidate_pairs(const std::vector<gd_box>& boxes, const std::vector<uint
   gd_params p;
   gd_params_init(&p);
   p.threads = threads;
+  p.min_items_per_thread = 1;  // several threads even on small inputs
   gd_pair_list list;
   gd_error err;
   gd_status st = gd_candidate_pairs(boxes.data(), kinds.data(), static_cast<int64_t>(boxes.size()),

@@ -92,6 +92,7 @@ TEST(CandidatePairs, PairLimitIsACleanError) {
   gd_params p;
   gd_params_init(&p);
   p.threads = 2;
+  p.min_items_per_thread = 1;  // several threads even on small inputs
   gd::CancelToken cancel(p);
   gd_pair_list list{nullptr, 0};
   try {
@@ -132,6 +133,7 @@ TEST(NeighbourPairsNd, PairLimitIsACleanError) {
   gd_params p;
   gd_params_init(&p);
   p.threads = 2;
+  p.min_items_per_thread = 1;  // several threads even on small inputs
   gd::CancelToken cancel(p);
   gd_pair_list list{nullptr, 0};
   const gd::NdPointsView view{coords.data(), 3, n};
@@ -187,6 +189,7 @@ TEST(LargePartitions, AllWithinEpsCountsExactly) {
     for (int threads : {1, 2}) {
       gd_params p = cpu_params(1.0, minpoints);
       p.threads = threads;
+      p.min_items_per_thread = 1;  // several threads even on small inputs
       std::vector<int32_t> ids(n + 1, -7);
       std::vector<uint8_t> types(n + 1, 9);
       gd_error err;

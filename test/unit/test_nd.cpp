@@ -61,6 +61,7 @@ std::vector<int32_t> run_nd(const NdRows& r, double eps, int64_t minpoints, int 
   p.eps = eps;
   p.minpoints = minpoints;
   p.threads = threads;
+  p.min_items_per_thread = 1;  // several threads even on small inputs
   p.backend = backend;
   std::vector<int32_t> ids(r.size(), -7);
   gd_error err;

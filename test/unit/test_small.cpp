@@ -73,6 +73,7 @@ Typed through_general(const Rows& r, double eps, int64_t minpoints) {
   p.eps = eps;
   p.minpoints = minpoints;
   p.threads = 1;
+  p.min_items_per_thread = 1;  // several threads even on small inputs
   gd::CancelToken cancel(p);
   gd_run_stats stats{};
   std::vector<uint32_t> rep(c.x.size());

@@ -22,6 +22,7 @@ std::vector<int32_t> sweep(const Rows& r, double eps, const std::vector<int64_t>
   gd_params_init(&p);
   p.eps = eps;
   p.threads = threads;
+  p.min_items_per_thread = 1;  // several threads even on small inputs
   p.backend = backend;
   std::vector<int32_t> ids(r.size() * minpoints.size(), -7);
   gd_error err{};
