@@ -3,7 +3,7 @@
 #
 # In database gd_progress of the throwaway server: one session (through
 # dblink, asynchronously) clusters 20 partitions of 20,000 points on one CPU
-# thread; meanwhile this session samples gpu_dbscan_progress() every 20 ms.
+# thread; meanwhile this session samples gpu_dbscan_progress() every 5 ms.
 # The samples must show the other backend (its pid and backend_start, as in
 # pg_stat_activity), the function, the phases, rows read growing up to the
 # partition's 20,000 within a partition, partitions done counting up; a role
@@ -53,7 +53,7 @@ DECLARE
 	i int := 0;
 	seen int;
 BEGIN
-	WHILE dblink_is_busy('long') = 1 AND i < 3000 LOOP
+	WHILE dblink_is_busy('long') = 1 AND i < 12000 LOOP
 		i := i + 1;
 		INSERT INTO samples SELECT p.*, i, NULL FROM gpu_dbscan_progress() p WHERE p.pid <> pg_backend_pid();
 		IF i % 10 = 0 THEN
@@ -62,7 +62,7 @@ BEGIN
 			RESET ROLE;
 			INSERT INTO samples (n, as_nobody) VALUES (i, seen);
 		END IF;
-		PERFORM pg_sleep(0.02);
+		PERFORM pg_sleep(0.005);
 	END LOOP;
 END
 \$\$;
