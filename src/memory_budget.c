@@ -29,11 +29,7 @@
 #include "postgres.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "access/htup_details.h"
 #include "access/xact.h"
@@ -44,6 +40,7 @@
 #include "utils/timestamp.h"
 
 #include "guc.h"
+#include "mapped_file.h"
 #include "memory_budget.h"
 
 #define LEDGER_FILE "gpu_dbscan_memory.ledger"
@@ -123,30 +120,16 @@ static void
 join_ledger(void)
 {
 	char		path[MAXPGPATH];
-	int			fd;
-	struct stat st;
 	void	   *p;
 
 	ledger_tried = true;
 	snprintf(path, sizeof(path), "%s/%s", DataDir, LEDGER_FILE);
-	fd = open(path, O_RDWR | O_CREAT, S_IRUSR | S_IWUSR);
-	if (fd < 0 || fstat(fd, &st) != 0 ||
-		(st.st_size < (off_t) sizeof(LedgerFile) && ftruncate(fd, sizeof(LedgerFile)) != 0))
+	p = gd_map_file(path, sizeof(LedgerFile), false);
+	if (p == NULL)
 	{
 		ereport(WARNING,
 				(errcode_for_file_access(),
-				 errmsg("gpu_dbscan: could not open \"%s\": %m", path),
-				 errdetail("gpu_dbscan.max_total_memory is not enforced in this session.")));
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
-	p = mmap(NULL, sizeof(LedgerFile), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	if (p == MAP_FAILED)
-	{
-		ereport(WARNING,
-				(errmsg("gpu_dbscan: could not map \"%s\": %m", path),
+				 errmsg("gpu_dbscan: could not map \"%s\": %m", path),
 				 errdetail("gpu_dbscan.max_total_memory is not enforced in this session.")));
 		return;
 	}

@@ -4,7 +4,6 @@
  */
 #include "postgres.h"
 
-#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -22,6 +21,7 @@
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 
+#include "mapped_file.h"
 #include "progress.h"
 
 #define PROGRESS_MAGIC 0x67647072	/* "gdpr" */
@@ -100,7 +100,6 @@ static bool
 progress_attach(void)
 {
 	char		path[MAXPGPATH];
-	int			fd;
 	void	   *p;
 
 	if (progress != NULL)
@@ -109,25 +108,10 @@ progress_attach(void)
 		return false;
 	progress_failed = true;		/* until it worked */
 	progress_path(path, sizeof(path), MyProcPid);
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | PG_BINARY, pg_file_create_mode);
-	if (fd < 0)
+	p = gd_map_file(path, sizeof(GdProgressRecord), true);
+	if (p == NULL)
 	{
 		elog(DEBUG1, "gpu_dbscan: no progress file \"%s\": %m", path);
-		return false;
-	}
-	if (ftruncate(fd, sizeof(GdProgressRecord)) != 0)
-	{
-		elog(DEBUG1, "gpu_dbscan: could not size \"%s\": %m", path);
-		close(fd);
-		unlink(path);
-		return false;
-	}
-	p = mmap(NULL, sizeof(GdProgressRecord), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	if (p == MAP_FAILED)
-	{
-		elog(DEBUG1, "gpu_dbscan: could not map \"%s\": %m", path);
-		unlink(path);
 		return false;
 	}
 	progress = (GdProgressRecord *) p;
