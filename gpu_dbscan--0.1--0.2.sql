@@ -68,10 +68,12 @@ CREATE FUNCTION gpu_dbscan_progress(
     OUT partitions_done bigint,
     OUT partition_ms float8,
     OUT phase_ms float8,
-    OUT datid oid)
+    OUT datid oid,
+    OUT step bigint,
+    OUT steps bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'gpu_dbscan_progress'
 LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 
 COMMENT ON FUNCTION gpu_dbscan_progress() IS
-'A row per session clustering now (a partition of more than 64 rows, or an aggregate''s rows): function, phase, rows read of the partition''s rows, partitions done in the transaction, time in the partition and the phase; other roles'' sessions only for members of pg_read_all_stats';
+'A row per session clustering now (a partition of more than 64 rows, or an aggregate''s rows): function, phase, rows read of the partition''s rows, partitions done in the transaction, time in the partition and the phase, step of steps of a run split into steps (strips on the GPU); other roles'' sessions only for members of pg_read_all_stats';

@@ -204,12 +204,15 @@ class StripRun {
     claim_.assign(n, kNoise);
     uint64_t loaded_total = 0;
     int64_t cells = 0;
+    const auto ns = static_cast<int64_t>(strips_.size());
     for (size_t k = 0; k < strips_.size(); ++k) {
+      report_step(static_cast<int64_t>(k), ns);
       stats_.cells = 0;
       run_strip(k, info);
       loaded_total += gidx_.size();
       cells += stats_.cells;
     }
+    report_step(ns, ns);
     stats_.cells = cells;
     stats_.strips = static_cast<int64_t>(strips_.size());
     if (info != nullptr) {
@@ -285,6 +288,10 @@ class StripRun {
           members_[fill[k]++] = static_cast<uint32_t>(i);
       }
     });
+  }
+
+  void report_step(int64_t done, int64_t total) const {
+    if (params_.report_step != nullptr) params_.report_step(params_.report_arg, done, total);
   }
 
   void poll(uint64_t i) {

@@ -117,6 +117,8 @@ fill_params(gd_params *params, double eps, int64_t minpoints, gd_backend backend
 	params->device_memory_budget = (size_t) gd_device_memory_budget_mb * 1024 * 1024;
 	params->should_cancel = should_cancel;
 	params->cancel_arg = NULL;
+	params->report_step = gd_progress_step;
+	params->report_arg = NULL;
 }
 
 /*

@@ -25,7 +25,7 @@
 #include "progress.h"
 
 #define PROGRESS_MAGIC 0x67647072	/* "gdpr" */
-#define PROGRESS_VERSION 1
+#define PROGRESS_VERSION 2
 #define PROGRESS_PREFIX "gpu_dbscan."
 
 /* The record; changecount is odd while the owner writes (pgstat's scheme). */
@@ -44,6 +44,8 @@ typedef struct GdProgressRecord
 	int64		rows_total;
 	int64		rows_read;
 	int64		partitions_done;	/* in this transaction */
+	int64		step;			/* step of steps of the core's run (0 of 0: none) */
+	int64		steps;
 	char		function[NAMEDATALEN];
 } GdProgressRecord;
 
@@ -148,6 +150,8 @@ gd_progress_begin(const char *fn, int64 rows_total)
 	progress->started = now;
 	progress->phase_started = now;
 	progress->phase = GD_PHASE_READING;
+	progress->step = 0;
+	progress->steps = 0;
 	WRITE_END();
 }
 
@@ -159,6 +163,8 @@ gd_progress_phase(GdProgressPhase phase)
 	WRITE_BEGIN();
 	progress->phase = phase;
 	progress->phase_started = GetCurrentTimestamp();
+	progress->step = 0;
+	progress->steps = 0;
 	WRITE_END();
 }
 
@@ -169,6 +175,17 @@ gd_progress_rows(int64 rows_read)
 		return;
 	WRITE_BEGIN();
 	progress->rows_read = rows_read;
+	WRITE_END();
+}
+
+void
+gd_progress_step(void *arg, int64_t done, int64_t total)
+{
+	if (progress == NULL || progress->phase == GD_PHASE_IDLE)
+		return;
+	WRITE_BEGIN();
+	progress->step = done;
+	progress->steps = total;
 	WRITE_END();
 }
 
@@ -263,8 +280,8 @@ gpu_dbscan_progress(PG_FUNCTION_ARGS)
 	{
 		char		path[MAXPGPATH];
 		GdProgressRecord rec;
-		Datum		values[10];
-		bool		nulls[10] = {0};
+		Datum		values[12];
+		bool		nulls[12] = {0};
 		char	   *end;
 		long		pid;
 
@@ -293,6 +310,9 @@ gpu_dbscan_progress(PG_FUNCTION_ARGS)
 		values[7] = Float8GetDatum((double) (now - rec.started) / 1000.0);
 		values[8] = Float8GetDatum((double) (now - rec.phase_started) / 1000.0);
 		values[9] = ObjectIdGetDatum(rec.dbid);
+		values[10] = Int64GetDatum(rec.step);
+		values[11] = Int64GetDatum(rec.steps);
+		nulls[10] = nulls[11] = (rec.steps == 0);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	FreeDir(dir);

@@ -32,6 +32,11 @@ extern void gd_progress_begin(const char *fn, int64 rows_total);
 extern void gd_progress_phase(GdProgressPhase phase);
 /* rows_read rows of the partition have been read (call every few thousand rows). */
 extern void gd_progress_rows(int64 rows_read);
+/*
+ * The core's report_step (gd_params): step done of total of the run (strip k
+ * of n).  Only stores into the record, so the core may call it mid-run.
+ */
+extern void gd_progress_step(void *arg, int64_t done, int64_t total);
 /* The partition is done: one more in partitions_done, phase idle. */
 extern void gd_progress_end(void);
 

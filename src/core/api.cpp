@@ -66,6 +66,8 @@ void gd_params_init(gd_params* params) {
   params->device_memory_budget = 0;
   params->should_cancel = nullptr;
   params->cancel_arg = nullptr;
+  params->report_step = nullptr;
+  params->report_arg = nullptr;
   params->min_items_per_thread = 0;
 }
 

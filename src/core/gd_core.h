@@ -103,6 +103,14 @@ typedef struct gd_params
 	void	   *cancel_arg;
 
 	/*
+	 * Told how far a run split into steps has come (done of total: strip k
+	 * of n on the GPU's out-of-core path), from the calling thread only; it
+	 * must only store (no allocation, no error).  NULL: nobody is told.
+	 */
+	void		(*report_step) (void *arg, int64_t done, int64_t total);
+	void	   *report_arg;
+
+	/*
 	 * Threads follow the work: a phase over n items runs on at most
 	 * max(1, n / min_items_per_thread) threads (and at most threads).  0
 	 * means the measured default (GD_MIN_ITEMS_PER_THREAD); the tests set 1

@@ -85,6 +85,8 @@ SELECT 'partitions_done', min(partitions_done) < max(partitions_done) AND max(pa
 FROM samples WHERE pid IS NOT NULL;
 SELECT 'as_nobody', coalesce(max(as_nobody), -1) FROM samples WHERE as_nobody IS NOT NULL;
 SELECT 'clustering seen', count(*) FILTER (WHERE phase = 'clustering on the CPU') > 0 FROM samples;
+SELECT 'no steps on the CPU', count(*) FILTER (WHERE step IS NOT NULL OR steps IS NOT NULL) FROM samples
+WHERE pid IS NOT NULL;
 SQL
 )
 rc=$?
@@ -106,5 +108,7 @@ check "rows_read grows within a partition" "$(get 'rows_read grows within a part
 check "partitions_done counts up" "$(get partitions_done)" t
 check "a role without pg_read_all_stats sees no other role's run" "$(get as_nobody)" 0
 check "nothing reported after the query" "$(get after)" 0
+# step/steps come from the GPU's strip path (its unit test: GpuStripsProgress); one CPU run has none
+check "step and steps NULL for a run not split into steps" "$(get 'no steps on the CPU')" 0
 gd_psql postgres -c "DROP DATABASE IF EXISTS $DB" -c "DROP ROLE IF EXISTS gd_progress_nobody" >/dev/null
 exit "$failed"

@@ -9,6 +9,8 @@
 #include <chrono>
 #include <random>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "shapes.hpp"
@@ -155,6 +157,41 @@ TEST(GpuStripsBudget, TooDenseToSplitIsNomem) {
 int cancel_after_polls(void* arg) {
   auto* polls = static_cast<int*>(arg);
   return ++*polls > 40 ? 1 : 0;
+}
+
+// report_step hears every strip in order (k of n before strip k, then n of
+// n), from the calling thread: what gpu_dbscan_progress() shows as step/steps.
+TEST(GpuStripsProgress, ReportsEachStrip) {
+  GD_REQUIRE_GPU();
+  struct Heard {
+    std::vector<std::pair<int64_t, int64_t>> steps;
+    std::thread::id caller = std::this_thread::get_id();
+    bool other_thread = false;
+  } heard;
+  Rows r = wide(Shape::kUniform, 231);
+  gd_params p = params_for(1.0, 4);
+  p.report_arg = &heard;
+  p.report_step = [](void* arg, int64_t done, int64_t total) {
+    auto* h = static_cast<Heard*>(arg);
+    h->steps.emplace_back(done, total);
+    if (std::this_thread::get_id() != h->caller) h->other_thread = true;
+  };
+  gd::CancelToken none(p);
+  gd_run_stats st{};
+  gd::cuda::RunInfo info;
+  gd::cuda::Options opts;
+  opts.max_strip_points = r.size() / 5;
+  std::vector<uint32_t> rep(r.size());
+  gd::cuda::cluster_host(view(r), p, none, rep.data(), st, opts, &info);
+  const int64_t n = info.strips;
+  ASSERT_GE(n, 3);
+  ASSERT_EQ(heard.steps.size(), static_cast<size_t>(n + 1));
+  for (int64_t k = 0; k <= n; ++k) {
+    EXPECT_EQ(heard.steps[k].first, k);
+    EXPECT_EQ(heard.steps[k].second, n);
+  }
+  EXPECT_FALSE(heard.other_thread);
+  EXPECT_EQ(ids_of(r, rep, 4), cpu_ids(r, 1.0, 4));
 }
 
 TEST(GpuStripsCancel, CancelMidStrips) {
