@@ -133,6 +133,11 @@ class Driver {
     Batch batch;
     batch.s = s;
     batch.offsets.push_back(0);
+    // Room for the whole batch at once: growing by doubling would copy it
+    // and touch fresh pages each time (a large part of a small run).  Only
+    // the pages written are ever touched.
+    const size_t gen_max = prev.masks.size() * size_t(pr_.d);  // subspaces this level may generate
+    batch.pts.reserve(std::min<size_t>(pair_cap + pr_.n, gen_max * pr_.n));
     std::vector<uint64_t> masks;
     std::vector<uint64_t> bits(words_);
     std::vector<uint32_t> subsets;
