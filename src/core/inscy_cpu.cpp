@@ -39,12 +39,16 @@ class CpuBackend final : public Backend {
     const size_t total = b.pts.size();
     flags.assign(total, 0);
     const int s = b.s;
-    size_t work = 0;
-    ThreadTeam team(threads_for(b, &work), cancel_);
-    if (bounded(b, work, team.size())) {
-      count_bounded(b, mu, need, flags, team);
-      return;
+    if (b.s >= 2) {  // pair bounds, when they pay (inscy_pair_bound.hpp)
+      const size_t est = scan_estimate(b), nsub = b.size();
+      const int threads = resolve_threads(params_.threads, est / kWorkPerThread * 16384);
+      if (est > 4 * size_t(pr_.n) * nsub && nsub >= size_t(threads)) {
+        ThreadTeam team(resolve_threads(params_.threads, nsub * pr_.n), cancel_);
+        count_bounded(b, mu, need, flags, team);
+        return;
+      }
     }
+    ThreadTeam team(threads_for(b), cancel_);
     team.for_dynamic(total, 64, [&](size_t begin, size_t end) {
       size_t sub = std::upper_bound(b.offsets.begin(), b.offsets.end(), begin) -
                    b.offsets.begin() - 1;
@@ -59,8 +63,7 @@ class CpuBackend final : public Backend {
   void components(const Batch& b, std::vector<uint32_t>& comp) override {
     const size_t nsub = b.size();
     comp.assign(b.pts.size(), 0);
-    size_t work = 0;
-    ThreadTeam team(threads_for(b, &work), cancel_);
+    ThreadTeam team(threads_for(b), cancel_);
     std::vector<std::vector<int32_t>> local(team.size());
     std::atomic<size_t> next{0};
     const int s = b.s;
@@ -136,9 +139,9 @@ class CpuBackend final : public Backend {
   }
 
   // Threads for a batch, from the candidates its points scan (their
-  // shortest windows, *work_out): one thread per kWorkPerThread of them.
-  int threads_for(const Batch& b, size_t* work_out) const {
-    constexpr size_t kWorkPerThread = 1 << 18;
+  // shortest windows): one thread per kWorkPerThread of them.
+  static constexpr size_t kWorkPerThread = 1 << 18;
+  int threads_for(const Batch& b) const {
     size_t work = 0;
     for (size_t sub = 0; sub < b.size(); ++sub)
       for (uint64_t i = b.offsets[sub]; i < b.offsets[sub + 1]; ++i)
@@ -146,16 +149,19 @@ class CpuBackend final : public Backend {
             choose_scan(pr_.lo.data(), pr_.hi.data(), pr_.n, b.dims.data() + sub * b.s, b.s,
                         b.pts[i]).k1,
             b.pts[i]);
-    *work_out = work;
     return resolve_threads(params_.threads, work / kWorkPerThread * 16384);
   }
 
-  // Whether a batch's counts go through pair bounds (inscy_pair_bound.hpp):
-  // when its window scans (work) cost well above one histogram (O(n)) per
-  // subspace, and there are enough subspaces to keep the team busy (one
-  // member takes a whole subspace).
-  bool bounded(const Batch& b, size_t work, int threads) const {
-    return b.s >= 2 && b.size() >= size_t(threads) && work > 4 * size_t(pr_.n) * b.size();
+  // The same work guessed from the dims' mean windows, in O(subspaces):
+  // each subspace's points times its dims' shortest mean window.
+  size_t scan_estimate(const Batch& b) const {
+    double work = 0;
+    for (size_t sub = 0; sub < b.size(); ++sub) {
+      double w = mean_w_[b.dims[sub * b.s]];
+      for (int i = 1; i < b.s; ++i) w = std::min(w, mean_w_[b.dims[sub * b.s + i]]);
+      work += w * double(b.offsets[sub + 1] - b.offsets[sub]);
+    }
+    return static_cast<size_t>(work);
   }
 
   // The bound's dims for a subspace: its two dims with the shortest windows
