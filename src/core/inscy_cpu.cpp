@@ -43,7 +43,9 @@ class CpuBackend final : public Backend {
       const size_t est = scan_estimate(b), nsub = b.size();
       const int threads = resolve_threads(params_.threads, est / kWorkPerThread * 16384);
       if (est > 4 * size_t(pr_.n) * nsub && nsub >= size_t(threads)) {
-        ThreadTeam team(resolve_threads(params_.threads, nsub * pr_.n), cancel_);
+        ThreadTeam team(
+            std::min<int>(resolve_threads(params_.threads, nsub * pr_.n), static_cast<int>(nsub)),
+            cancel_);
         count_bounded(b, mu, need, flags, team);
         return;
       }
@@ -214,7 +216,9 @@ class CpuBackend final : public Backend {
   const CancelToken& cancel_;
   size_t budget_;
   std::vector<double> mean_w_;  // each dim's mean window length
-  std::vector<uint32_t> rank_;  // d x n: each point's position in each dim's sorted order
+  // d x n: each point's position in each dim's sorted order (counted in
+  // the driver's budget with the prepared input)
+  std::vector<uint32_t> rank_;
 };
 
 }  // namespace

@@ -358,7 +358,9 @@ void run(const double* rows, uint32_t n, int d, const gd_inscy_params& ip,
       params.device_memory_budget != 0 ? params.device_memory_budget : kDefaultHostBudget;
   auto t0 = Clock::now();
   Prepared pr = prepare(rows, n, d, ip.eps);
-  const double prep_bytes = double(pr.x.size()) * 8 + double(pr.perm.size()) * 12;
+  // perm, lo and hi; the CPU back end adds each point's rank on each dim
+  const double prep_bytes = double(pr.x.size()) * 8 +
+                            double(pr.perm.size()) * (params.backend == GD_BACKEND_GPU ? 12 : 16);
   if (prep_bytes > double(budget)) over_budget("the normalised points and their windows",
                                                prep_bytes, budget);
   stats.t_sort = since(t0);
