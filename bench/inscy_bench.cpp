@@ -4,6 +4,7 @@
 //
 //   gd_inscy_bench [--sets glass,vowel,pendigits,sky_1x2] [--cpu-max-n N] [--reps R]
 //                  [--rows N]   (only the first N rows of each set)
+//                  [--threads N] (CPU threads, gd_params.threads; default 0: all cores)
 //
 // Per set: n, d, kept clusters, their distinct subspaces, subspaces evaluated,
 // the best of R runs on each back end (seconds), the paper's time and the
@@ -29,11 +30,12 @@ struct Outcome {
 };
 
 Outcome time_backend(const gd_inscy_data::DataSet& ds, const gd_inscy_params& ip,
-                     gd_backend backend, int reps) {
+                     gd_backend backend, int reps, int threads) {
   Outcome o;
   gd_params gp;
   gd_params_init(&gp);
   gp.backend = backend;
+  gp.threads = threads;
   for (int r = 0; r < reps; ++r) {
     gd_inscy_result res;
     gd_error err;
@@ -68,13 +70,17 @@ int main(int argc, char** argv) {
   long cpu_max_n = -1;
   int reps = 3;
   long max_rows = -1;
+  int threads = 0;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--sets") && i + 1 < argc) sets = argv[++i];
     else if (!std::strcmp(argv[i], "--cpu-max-n") && i + 1 < argc) cpu_max_n = std::atol(argv[++i]);
     else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--rows") && i + 1 < argc) max_rows = std::atol(argv[++i]);
+    else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) threads = std::atoi(argv[++i]);
     else {
-      std::fprintf(stderr, "usage: %s [--sets a,b] [--cpu-max-n N] [--reps R] [--rows N]\n", argv[0]);
+      std::fprintf(stderr,
+                   "usage: %s [--sets a,b] [--cpu-max-n N] [--reps R] [--rows N] [--threads N]\n",
+                   argv[0]);
       return 2;
     }
   }
@@ -101,10 +107,10 @@ int main(int argc, char** argv) {
     }
     gd_inscy_params ip{0.01, 8, gd_inscy_data::paper_min_size(ds.n), 1.0, 1.0};
     Outcome c, g;
-    if (cpu_max_n < 0 || ds.n <= cpu_max_n) c = time_backend(ds, ip, GD_BACKEND_CPU, reps);
+    if (cpu_max_n < 0 || ds.n <= cpu_max_n) c = time_backend(ds, ip, GD_BACKEND_CPU, reps, threads);
     if (gpu) {
-      time_backend(ds, ip, GD_BACKEND_GPU, 1);  // warm-up
-      g = time_backend(ds, ip, GD_BACKEND_GPU, reps);
+      time_backend(ds, ip, GD_BACKEND_GPU, 1, threads);  // warm-up
+      g = time_backend(ds, ip, GD_BACKEND_GPU, reps, threads);
     }
     const gd_inscy_result& r = g.ok ? g.res : c.res;
     auto num = [](bool ok, double v) {

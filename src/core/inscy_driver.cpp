@@ -79,6 +79,22 @@ class Driver {
   }
 
  private:
+  // Sorts distinct point ids ascending; a long list through a bitset of all
+  // points (scratch: words_ words, left all 0), in O(n / 64 + size).
+  void sort_ids(std::vector<uint32_t>& ids, std::vector<uint64_t>& scratch) const {
+    if (ids.size() * 16 < pr_.n) {
+      std::sort(ids.begin(), ids.end());
+      return;
+    }
+    for (uint32_t p : ids) scratch[p / 64] |= uint64_t(1) << (p % 64);
+    size_t at = 0;
+    for (size_t w = 0; w < words_; ++w) {
+      for (uint64_t b = scratch[w]; b; b &= b - 1)
+        ids[at++] = static_cast<uint32_t>(w * 64 + __builtin_ctzll(b));
+      scratch[w] = 0;
+    }
+  }
+
   // Level 1 from the windows: p's neighbours on dim k are its window less
   // itself; the dense points' components are runs in k's sorted order
   // (neighbours on one dim: p <= q <= r and p ~ r give p ~ q and q ~ r).
@@ -86,7 +102,8 @@ class Driver {
     Passed out;
     const uint32_t n = pr_.n;
     const int64_t need = dense_need(ip_, n, 1);
-    std::vector<uint64_t> bits(words_);
+    std::vector<uint64_t> bits(words_), scratch(words_);
+    std::vector<uint32_t> run;
     for (int k = 0; k < pr_.d; ++k) {
       cancel_.throw_if_requested();
       ++evaluated;
@@ -99,10 +116,9 @@ class Driver {
         }
       if (ncand >= ip_.min_size) out.add(uint64_t(1) << k, bits.data(), words_);
       const uint32_t* perm = pr_.perm.data() + size_t(k) * n;
-      std::vector<uint32_t> run;
       auto flush = [&] {
         if (int64_t(run.size()) >= ip_.min_size) {
-          std::sort(run.begin(), run.end());
+          sort_ids(run, scratch);
           add_cluster(Cluster{uint64_t(1) << k, 1, run});
         }
         run.clear();
@@ -133,6 +149,11 @@ class Driver {
     Batch batch;
     batch.s = s;
     batch.offsets.push_back(0);
+    // Room for the whole batch at once: growing by doubling would copy it
+    // and touch fresh pages each time (a large part of a small run).  Only
+    // the pages written are ever touched.
+    const size_t gen_max = prev.masks.size() * size_t(pr_.d);  // subspaces this level may generate
+    batch.pts.reserve(std::min<size_t>(pair_cap + pr_.n, gen_max * pr_.n));
     std::vector<uint64_t> masks;
     std::vector<uint64_t> bits(words_);
     std::vector<uint32_t> subsets;
@@ -337,7 +358,9 @@ void run(const double* rows, uint32_t n, int d, const gd_inscy_params& ip,
       params.device_memory_budget != 0 ? params.device_memory_budget : kDefaultHostBudget;
   auto t0 = Clock::now();
   Prepared pr = prepare(rows, n, d, ip.eps);
-  const double prep_bytes = double(pr.x.size()) * 8 + double(pr.perm.size()) * 12;
+  // perm, lo and hi; the CPU back end adds each point's rank on each dim
+  const double prep_bytes = double(pr.x.size()) * 8 +
+                            double(pr.perm.size()) * (params.backend == GD_BACKEND_GPU ? 12 : 16);
   if (prep_bytes > double(budget)) over_budget("the normalised points and their windows",
                                                prep_bytes, budget);
   stats.t_sort = since(t0);

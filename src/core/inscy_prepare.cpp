@@ -3,6 +3,7 @@
 // (inscy.hpp), the exact form of the eps test and the density thresholds.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <numeric>
 #include <utility>
@@ -31,6 +32,45 @@ int64_t dense_need(const gd_inscy_params& p, uint32_t n, int s) {
   return static_cast<int64_t>(std::ceil(thr));
 }
 
+namespace {
+
+// Sorts (value, index) pairs, in index order on entry, by value and then
+// index, as std::sort would.  Values that are all >= +0 (the normalised
+// columns) order as their bit patterns do, as unsigned integers, so a stable
+// LSD radix sort over the pattern's bytes does it in O(8 n), skipping the
+// bytes that all values share.  Anything else (a NaN) goes to std::sort.
+void sort_by_value(std::vector<std::pair<double, uint32_t>>& v,
+                   std::vector<std::pair<double, uint32_t>>& scratch) {
+  const size_t n = v.size();
+  for (const auto& e : v)
+    if (!(e.first >= 0) || std::signbit(e.first)) {
+      std::sort(v.begin(), v.end());
+      return;
+    }
+  scratch.resize(n);
+  auto bits = [](double x) {
+    uint64_t b;
+    std::memcpy(&b, &x, sizeof b);
+    return b;
+  };
+  size_t count[256];
+  for (int shift = 0; shift < 64; shift += 8) {
+    std::fill(count, count + 256, 0);
+    for (const auto& e : v) ++count[(bits(e.first) >> shift) & 255];
+    if (n == 0 || count[(bits(v[0].first) >> shift) & 255] == n) continue;  // one byte for all
+    size_t at = 0;
+    for (size_t& c : count) {
+      const size_t here = c;
+      c = at;
+      at += here;
+    }
+    for (const auto& e : v) scratch[count[(bits(e.first) >> shift) & 255]++] = e;
+    v.swap(scratch);
+  }
+}
+
+}  // namespace
+
 Prepared prepare(const double* rows, uint32_t n, int d, double eps) {
   Prepared pr;
   pr.n = n;
@@ -53,11 +93,11 @@ Prepared prepare(const double* rows, uint32_t n, int d, double eps) {
   pr.lo.resize(size_t(d) * n);
   pr.hi.resize(size_t(d) * n);
 
-  std::vector<std::pair<double, uint32_t>> order(n);
+  std::vector<std::pair<double, uint32_t>> order(n), scratch;
   const double t = pr.t;
   for (int k = 0; k < d; ++k) {
     for (uint32_t i = 0; i < n; ++i) order[i] = {pr.x[size_t(i) * d + k], i};
-    std::sort(order.begin(), order.end());  // by value, ties by index
+    sort_by_value(order, scratch);  // by value, ties by index
     uint32_t* perm = pr.perm.data() + size_t(k) * n;
     for (uint32_t i = 0; i < n; ++i) perm[i] = order[i].second;
     // Windows by two pointers: near(a, w) only gets harder as a moves away
