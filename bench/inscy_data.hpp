@@ -36,10 +36,14 @@ inline const std::vector<Spec>& specs() {
   return s;
 }
 
-// The folder holding the CSVs: $GD_INSCY_DATA, else the shared folder.
+// The folder holding the CSVs: $GD_INSCY_DATA, else the shared folder beside
+// the checkout (GD_INSCY_DEFAULT_DIR, set by CMake from the source folder).
+#ifndef GD_INSCY_DEFAULT_DIR
+#define GD_INSCY_DEFAULT_DIR "../shared/data/inscy"
+#endif
 inline std::string data_dir() {
   const char* env = std::getenv("GD_INSCY_DATA");
-  return env && *env ? env : "/work/shared/data/inscy";
+  return env && *env ? env : GD_INSCY_DEFAULT_DIR;
 }
 
 // Reads one data set; false (and *why) when the file is missing or malformed.

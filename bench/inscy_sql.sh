@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # inscy_sql.sh — gpu_inscy end to end in SQL on the GPU-INSCY paper's real data
 # sets, at the paper's parameters (eps 0.01, mu 8, F 1, r 1, min_size
-# floor(0.05 n)): each CSV of $GD_INSCY_DATA (default /work/shared/data/inscy)
+# floor(0.05 n)): each CSV of $GD_INSCY_DATA (default ../shared/data/inscy beside the checkout)
 # is loaded into a table (the class column of glass and pendigits dropped),
 # then the aggregate is timed by psql's \timing, best of $REPS runs after a
 # warm-up, on each back end named in $BACKENDS (default "gpu cpu").
@@ -13,7 +13,7 @@
 # timed on sets of at most that many rows.
 set -euo pipefail
 
-DATA=${GD_INSCY_DATA:-/work/shared/data/inscy}
+DATA=${GD_INSCY_DATA:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/../shared/data/inscy}
 REPS=${REPS:-3}
 BACKENDS=${BACKENDS:-gpu cpu}
 CPU_MAX_N=${CPU_MAX_N:-10000}
