@@ -181,6 +181,22 @@ is_device_failure(gd_status status)
 		status == GD_ERR_DEVICE_NOMEM;
 }
 
+/*
+ * Under backend = 'auto', a device failure of a GPU run is retried on the CPU:
+ * true (after a NOTICE with the GPU's error) when the caller should do so.
+ */
+static bool
+retry_on_cpu(gd_status status, gd_backend backend, const gd_error *err)
+{
+	if (status == GD_OK || backend != GD_BACKEND_GPU ||
+		gd_backend_setting != GD_SETTING_AUTO || !is_device_failure(status))
+		return false;
+	ereport(NOTICE,
+			(errmsg("gpu_dbscan: the GPU run failed, clustering on the CPU instead"),
+			 errdetail("%s", err->message)));
+	return true;
+}
+
 /* The points of a partition: x and y, or coords with dims per row. */
 typedef struct PointsInput
 {
@@ -251,12 +267,8 @@ cluster_points_job(const PointsInput *in, const uint8_t *row_kind, int64_t nrows
 	status = call_core(in, row_kind, nrows, job, backend, &stats, &err);
 	if (slot)
 		gd_gpu_slot_release();
-	if (status != GD_OK && backend == GD_BACKEND_GPU &&
-		gd_backend_setting == GD_SETTING_AUTO && is_device_failure(status))
+	if (retry_on_cpu(status, backend, &err))
 	{
-		ereport(NOTICE,
-				(errmsg("gpu_dbscan: the GPU run failed, clustering on the CPU instead"),
-				 errdetail("%s", err.message)));
 		gd_progress_phase(GD_PHASE_CLUSTER_CPU);
 		status = call_core(in, row_kind, nrows, job, GD_BACKEND_CPU, &stats, &err);
 	}
@@ -446,12 +458,8 @@ bridge_inscy(const double *rows, int64_t n, int d, const gd_inscy_params *inscy,
 	status = gd_inscy(rows, n, d, inscy, &params, out, &stats, &err);
 	if (slot)
 		gd_gpu_slot_release();
-	if (status != GD_OK && backend == GD_BACKEND_GPU &&
-		gd_backend_setting == GD_SETTING_AUTO && is_device_failure(status))
+	if (retry_on_cpu(status, backend, &err))
 	{
-		ereport(NOTICE,
-				(errmsg("gpu_dbscan: the GPU run failed, clustering on the CPU instead"),
-				 errdetail("%s", err.message)));
 		fill_params(&params, 0, 0, GD_BACKEND_CPU);
 		memset(&stats, 0, sizeof(stats));
 		status = gd_inscy(rows, n, d, inscy, &params, out, &stats, &err);

@@ -81,7 +81,8 @@ CREATE FUNCTION cluster_count(e float8, m int) RETURNS bigint LANGUAGE sql STABL
 CREATE VIEW v_function AS SELECT cluster_count(0.3, 5) AS n;
 
 -- The answers of 0.1.
-CREATE TABLE answers_before AS
+-- Every view's answers in one row each (a function of the user's too: it must survive the update).
+CREATE FUNCTION answers() RETURNS TABLE (v text, h text) LANGUAGE sql AS $f$
 SELECT 'v_window' AS v, md5(string_agg(format('%s:%s', id, cid), ',' ORDER BY id)) AS h FROM v_window
 UNION ALL SELECT 'v_partitioned', md5(string_agg(format('%s:%s:%s', grp, id, cid), ',' ORDER BY id)) FROM v_partitioned
 UNION ALL SELECT 'v_types', md5(string_agg(format('%s:%s', id, t), ',' ORDER BY id)) FROM v_types
@@ -94,6 +95,8 @@ UNION ALL SELECT 'v_collect', (SELECT n::text FROM v_collect)
 UNION ALL SELECT 'v_params', md5(string_agg(format('%s', p), ',' ORDER BY p.eps, p.minpoints)) FROM v_params p
 UNION ALL SELECT 'mv_clusters', md5(string_agg(format('%s:%s', cid, n), ',' ORDER BY cid)) FROM mv_clusters
 UNION ALL SELECT 'v_function', (SELECT n::text FROM v_function);
+$f$;
+CREATE TABLE answers_before AS SELECT * FROM answers();
 SQL
 
 # Clusters are there at all (the answers are not all NULL or all one).
@@ -112,19 +115,7 @@ check "version after the update" "$(q "$DB" "SELECT extversion FROM pg_extension
 # Same answers, view by view (a new session: the new objects are seen).
 gd_psql "$DB" -c 'REFRESH MATERIALIZED VIEW mv_clusters' || not_ok "REFRESH MATERIALIZED VIEW after the update"
 diffs=$(gd_psql "$DB" -tA <<'SQL'
-CREATE TEMP TABLE answers_after AS
-SELECT 'v_window' AS v, md5(string_agg(format('%s:%s', id, cid), ',' ORDER BY id)) AS h FROM v_window
-UNION ALL SELECT 'v_partitioned', md5(string_agg(format('%s:%s:%s', grp, id, cid), ',' ORDER BY id)) FROM v_partitioned
-UNION ALL SELECT 'v_types', md5(string_agg(format('%s:%s', id, t), ',' ORDER BY id)) FROM v_types
-UNION ALL SELECT 'v_sweep', md5(string_agg(format('%s:%s', id, cids), ',' ORDER BY id)) FROM v_sweep
-UNION ALL SELECT 'v_3d', md5(string_agg(format('%s:%s', id, cid), ',' ORDER BY id)) FROM v_3d
-UNION ALL SELECT 'v_nd', md5(string_agg(format('%s:%s', id, cid), ',' ORDER BY id)) FROM v_nd
-UNION ALL SELECT 'v_geog', md5(string_agg(format('%s:%s', id, cid), ',' ORDER BY id)) FROM v_geog
-UNION ALL SELECT 'v_agg', md5(string_agg(format('%s:%s', grp, cids), ',' ORDER BY grp)) FROM v_agg
-UNION ALL SELECT 'v_collect', (SELECT n::text FROM v_collect)
-UNION ALL SELECT 'v_params', md5(string_agg(format('%s', p), ',' ORDER BY p.eps, p.minpoints)) FROM v_params p
-UNION ALL SELECT 'mv_clusters', md5(string_agg(format('%s:%s', cid, n), ',' ORDER BY cid)) FROM mv_clusters
-UNION ALL SELECT 'v_function', (SELECT n::text FROM v_function);
+CREATE TEMP TABLE answers_after AS SELECT * FROM answers();
 SELECT coalesce(b.v, a.v) || ': ' || coalesce(b.h, 'missing') || ' -> ' || coalesce(a.h, 'missing')
 FROM answers_before b FULL JOIN answers_after a USING (v)
 WHERE b.h IS DISTINCT FROM a.h OR b.h IS NULL;
