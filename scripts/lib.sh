@@ -220,7 +220,7 @@ gd_memwatch_start() {
 						close(f)
 						if (hwm > 0) print stage, p, hwm, name
 					}
-				}' >>"$GD_MEMLOG.samples"
+				}' 2>/dev/null >>"$GD_MEMLOG.samples"  # a process may exit between ps and its /proc read
 			# Keep the largest sample per (stage, pid) only.
 			sort -k1,1 -k2,2n -k3,3nr "$GD_MEMLOG.samples" 2>/dev/null |
 				awk '!seen[$1 " " $2]++' >"$GD_MEMLOG.tmp" && mv "$GD_MEMLOG.tmp" "$GD_MEMLOG"
