@@ -101,3 +101,15 @@ SELECT gpu_inscy(f, 0.1, 2, 2, 1.0, NULL) FROM tie;
 SELECT gpu_inscy(f, id * 0.1, 2, 2, 1.0, 1.0) FROM tie;
 -- the session is fine
 SELECT count(*) FROM unnest((SELECT gpu_inscy(ARRAY[x, y], 0.15, 2, 3, 1.0, 1.0) FROM pts));
+
+-- the run's host memory counts against gpu_dbscan.max_query_memory (20,000 rows
+-- x 3 columns: 1.4 MB of normalised points and windows before any level)
+-- (terse: the detail's sizes depend on the back end)
+SET gpu_dbscan.max_query_memory = '1MB';
+\set VERBOSITY terse
+SELECT cardinality(gpu_inscy(ARRAY[i % 97, i % 89, i % 83]::float8[], 0.05, 4, 10, 1, 1 ORDER BY i))
+FROM generate_series(1, 20000) i;
+\set VERBOSITY default
+SELECT cardinality(gpu_inscy(ARRAY[i % 97, i % 89, i % 83]::float8[], 0.05, 4, 10, 1, 1 ORDER BY i))
+FROM generate_series(1, 2000) i;
+RESET gpu_dbscan.max_query_memory;

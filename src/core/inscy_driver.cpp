@@ -18,6 +18,7 @@
 #include <unordered_map>
 
 #include "inscy.hpp"
+#include "memory_ledger.hpp"
 
 namespace gd {
 namespace inscy {
@@ -59,9 +60,9 @@ struct Passed {
 class Driver {
  public:
   Driver(const Prepared& pr, const gd_inscy_params& ip, const CancelToken& cancel, Backend& be,
-         size_t budget, gd_run_stats& stats)
-      : pr_(pr), ip_(ip), cancel_(cancel), be_(be), budget_(budget), stats_(stats),
-        words_((pr.n + 63) / 64) {}
+         size_t budget, MemoryCharge& ledger, gd_run_stats& stats)
+      : pr_(pr), ip_(ip), cancel_(cancel), be_(be), budget_(budget), ledger_(ledger),
+        stats_(stats), words_((pr.n + 63) / 64) {}
 
   std::vector<Cluster> clusters;
   int64_t evaluated = 0;
@@ -226,7 +227,7 @@ class Driver {
           if (flags[k] & kCandidate) bits[batch.pts[k] / 64] |= uint64_t(1) << (batch.pts[k] % 64);
         const double held = passed_bytes(out.masks.size() + 1) + prev_bytes_ + held_prev_ +
                             cluster_bytes_;
-        if (held > double(budget_)) over_budget("the candidate sets of a level", held, budget_);
+        account(held, "the candidate sets of a level");
         out.add(masks[i], bits.data(), words_);
       }
       if (ndense >= ip_.min_size) {
@@ -269,11 +270,17 @@ class Driver {
   // Host bytes of `count` passed subspaces: bitset, mask, hash entry.
   double passed_bytes(size_t count) const { return double(count) * (words_ * 8.0 + 72.0); }
 
+  // What the run holds now: within the budget, and charged to the memory
+  // ledger (gpu_dbscan.max_query_memory and max_total_memory).
+  void account(double held, const char* what) {
+    if (held > double(budget_)) over_budget(what, held, budget_);
+    ledger_.set(static_cast<int64_t>(held), what);
+  }
+
   // Keeps a cluster found; the clusters found count against the budget too.
   void add_cluster(Cluster&& c) {
     cluster_bytes_ += double(c.members.size()) * 4.0 + 48.0;
-    const double held = cluster_bytes_ + prev_bytes_ + held_prev_;
-    if (held > double(budget_)) over_budget("the clusters found", held, budget_);
+    account(cluster_bytes_ + prev_bytes_ + held_prev_, "the clusters found");
     clusters.push_back(std::move(c));
   }
 
@@ -283,6 +290,7 @@ class Driver {
   const CancelToken& cancel_;
   Backend& be_;
   size_t budget_;
+  MemoryCharge& ledger_;
   gd_run_stats& stats_;
   size_t words_;
   double prev_bytes_ = 0;     // the previous level's passed subspaces
@@ -363,6 +371,7 @@ void run(const double* rows, uint32_t n, int d, const gd_inscy_params& ip,
                             double(pr.perm.size()) * (params.backend == GD_BACKEND_GPU ? 12 : 16);
   if (prep_bytes > double(budget)) over_budget("the normalised points and their windows",
                                                prep_bytes, budget);
+  MemoryCharge ledger(static_cast<int64_t>(prep_bytes), "the normalised points and their windows");
   stats.t_sort = since(t0);
   cancel.throw_if_requested();
 
@@ -371,7 +380,7 @@ void run(const double* rows, uint32_t n, int d, const gd_inscy_params& ip,
                                     : make_cpu_backend(pr, params, cancel, budget);
   stats.backend = be->kind();
   stats.points = n;
-  Driver drv(pr, ip, cancel, *be, budget, stats);
+  Driver drv(pr, ip, cancel, *be, budget, ledger, stats);
   drv.held_prev_ = prep_bytes;
   drv.run();
 

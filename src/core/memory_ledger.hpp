@@ -49,6 +49,15 @@ class MemoryCharge {
     memory_charge(more, what);
     bytes_ += more;
   }
+  // Makes the charge `total` bytes: charges the growth, refunds a shrink.
+  void set(int64_t total, const char* what) {
+    if (total > bytes_) {
+      add(total - bytes_, what);
+    } else {
+      memory_refund(bytes_ - total);
+      bytes_ = total;
+    }
+  }
   // The owner of the memory takes the charge over (it refunds it itself).
   void release() { bytes_ = 0; }
 

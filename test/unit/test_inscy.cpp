@@ -216,4 +216,27 @@ TEST(InscyApiTest, BudgetIsACleanError) {
       << r.err.message;
 }
 
+// The run's host memory is charged to the ledger (gpu_dbscan.max_query_memory,
+// max_total_memory): past the query limit a clean error naming it, and
+// nothing stays charged after the call, whether it failed or not.
+TEST(InscyApiTest, MemoryLedgerLimitsTheRun) {
+  auto rows = planted_rows(3000, 6, 4, 500, 0.03, 0, 3);
+  const InscyParams p{0.08, 4, 8, 1.0, 1.0};
+  int64_t used = 0, mine = 0;
+  gd_memory_limits unlimited{0, 0, &used, &mine};
+  gd_memory_configure(&unlimited);
+  InscyRun ok = run_inscy(rows, 3000, 6, p, GD_BACKEND_CPU, 0);
+  EXPECT_EQ(ok.status, GD_OK) << ok.err.message;
+  EXPECT_EQ(gd_memory_held(), 0);
+  gd_memory_limits tight{64 << 10, 0, &used, &mine};
+  gd_memory_configure(&tight);
+  InscyRun bad = run_inscy(rows, 3000, 6, p, GD_BACKEND_CPU, 0);
+  gd_memory_configure(nullptr);
+  EXPECT_EQ(bad.status, GD_ERR_NOMEM);
+  EXPECT_NE(std::string(bad.err.message).find("gpu_dbscan.max_query_memory"), std::string::npos)
+      << bad.err.message;
+  EXPECT_EQ(gd_memory_held(), 0);
+  EXPECT_EQ(used, 0);
+}
+
 }  // namespace
