@@ -115,35 +115,20 @@ CREATE FUNCTION pg_temp.rows_past_pair_limit() RETURNS int LANGUAGE sql AS $$
 	FROM (SELECT (regexp_match(pg_read_file('/proc/meminfo'), 'MemTotal:\s+(\d+) kB'))[1]::float8 AS kb) m
 $$;
 
--- The SQLSTATE, message and detail of a query's error (NULL when it runs).
-CREATE FUNCTION pg_temp.error_of(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-	state	text;
-	msg		text;
-	detail	text;
-BEGIN
-	EXECUTE q;
-	RETURN NULL;
-EXCEPTION WHEN others THEN
-	GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, msg = MESSAGE_TEXT, detail = PG_EXCEPTION_DETAIL;
-	RETURN format('%s %s: %s', state, msg, detail);
-END
-$$;
-
 SELECT diag(format('half the physical memory holds about %s pairs: %s rows give more',
 				   round((pg_temp.rows_past_pair_limit() - 2) ^ 2 / 1.01 ^ 2 / 2), pg_temp.rows_past_pair_limit()));
 
 CREATE TEMP TABLE many_polys AS
 SELECT r AS id, 'POLYGON((0 0, 1 0, 1 1, 0 0))'::geometry AS geom
 FROM generate_series(1, pg_temp.rows_past_pair_limit()) r;
-SELECT matches(pg_temp.error_of('SELECT count(c) FROM (SELECT gpu_dbscan(geom, 0.5, 2) OVER () AS c FROM many_polys) s'),
+SELECT matches(gd_test.error_of('SELECT count(c) FROM (SELECT gpu_dbscan(geom, 0.5, 2) OVER () AS c FROM many_polys) s'),
 			   '^53200 gpu_dbscan: out of memory: too many candidate pairs in one partition',
 			   'non-point rows: more candidate pairs than memory holds is a clean out-of-memory error');
 
 CREATE TEMP TABLE many_geog AS
 SELECT r AS id, ST_SetSRID(ST_MakePoint(10 + (r % 100) * 1e-7, 20 + (r / 100) * 1e-7), 4326)::geography AS geog
 FROM generate_series(1, pg_temp.rows_past_pair_limit()) r;
-SELECT matches(pg_temp.error_of('SELECT count(c) FROM (SELECT gpu_dbscan(geog, 1000, 2) OVER () AS c FROM many_geog) s'),
+SELECT matches(gd_test.error_of('SELECT count(c) FROM (SELECT gpu_dbscan(geog, 1000, 2) OVER () AS c FROM many_geog) s'),
 			   '^53200 gpu_dbscan: out of memory: too many neighbour pairs in one partition',
 			   'geography points: more neighbour pairs than memory holds is a clean out-of-memory error');
 

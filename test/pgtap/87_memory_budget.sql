@@ -38,20 +38,6 @@ RESET ROLE;
 SELECT throws_ok($$SET gpu_dbscan.max_total_memory = '1GB'$$, '55P02', NULL,
 				 'nor can SET change gpu_dbscan.max_total_memory');
 
--- The error's SQLSTATE, message and detail, NULL when the query ran.
-CREATE FUNCTION pg_temp.failure(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-	state text;
-	msg text;
-	detail text;
-BEGIN
-	EXECUTE q;
-	RETURN NULL;
-EXCEPTION WHEN OTHERS THEN
-	GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, msg = MESSAGE_TEXT, detail = PG_EXCEPTION_DETAIL;
-	RETURN state || ' ' || msg || ': ' || detail;
-END $$;
-
 CREATE TEMP TABLE pts AS
 	SELECT i AS id, ST_MakePoint(random() * 100, random() * 100) AS geom FROM generate_series(1, 20000) i;
 CREATE TEMP TABLE boxes AS
@@ -59,21 +45,21 @@ CREATE TEMP TABLE boxes AS
 
 -- One query's limit.
 SET gpu_dbscan.max_query_memory = '2MB';
-SELECT matches(pg_temp.failure($$SELECT max(c[1]) FROM (SELECT gpu_dbscan_sweep(geom, 1, array(SELECT generate_series(2, 41))) OVER () c FROM pts) s$$),
+SELECT matches(gd_test.error_of($$SELECT max(c[1]) FROM (SELECT gpu_dbscan_sweep(geom, 1, array(SELECT generate_series(2, 41))) OVER () c FROM pts) s$$),
 			   '^53200 gpu_dbscan: out of memory: the sweep''s ids \(4 MB\) .*past gpu_dbscan\.max_query_memory \(2 MB\)',
 			   'a sweep''s 20,000 rows x 40 values past max_query_memory: out of memory naming it');
-SELECT matches(pg_temp.failure($$SELECT gpu_dbscan_params(geom, '{1}', array(SELECT generate_series(2, 41))) FROM pts$$),
+SELECT matches(gd_test.error_of($$SELECT gpu_dbscan_params(geom, '{1}', array(SELECT generate_series(2, 41))) FROM pts$$),
 			   '^53200 gpu_dbscan: out of memory: .*past gpu_dbscan\.max_query_memory',
 			   'so do gpu_dbscan_params''s ids');
-SELECT matches(pg_temp.failure($$SELECT max(c) FROM (SELECT gpu_dbscan(geom, 1, 2) OVER () c FROM boxes) s$$),
+SELECT matches(gd_test.error_of($$SELECT max(c) FROM (SELECT gpu_dbscan(geom, 1, 2) OVER () c FROM boxes) s$$),
 			   '^53200 gpu_dbscan: out of memory: candidate pairs .*past gpu_dbscan\.max_query_memory',
 			   'and 4.5 million candidate pairs of 3,000 overlapping boxes');
 SELECT is((SELECT session_bytes FROM gpu_dbscan_memory()), 0::bigint, 'nothing stays charged after the errors');
 SET gpu_dbscan.max_query_memory = '8MB';
-SELECT is(pg_temp.failure($$SELECT max(c[1]) FROM (SELECT gpu_dbscan_sweep(geom, 1, '{2,3}') OVER () c FROM pts) s$$), NULL,
+SELECT is(gd_test.error_of($$SELECT max(c[1]) FROM (SELECT gpu_dbscan_sweep(geom, 1, '{2,3}') OVER () c FROM pts) s$$), NULL,
 		  'a sweep within the limit runs');
 SET gpu_dbscan.max_query_memory = '64MB';
-SELECT is(pg_temp.failure($$SELECT max(c[1]) FROM (SELECT gpu_dbscan_sweep(geom, 1, array(SELECT generate_series(2, 41))) OVER () c FROM pts) s$$), NULL,
+SELECT is(gd_test.error_of($$SELECT max(c[1]) FROM (SELECT gpu_dbscan_sweep(geom, 1, array(SELECT generate_series(2, 41))) OVER () c FROM pts) s$$), NULL,
 		  'and the big one under a higher limit');
 SELECT is((SELECT query_limit_bytes FROM gpu_dbscan_memory()), 64 * 1024 * 1024::bigint, 'gpu_dbscan_memory() shows the query limit');
 SELECT is((SELECT total_limit_bytes FROM gpu_dbscan_memory()), 56 * 1024 * 1024::bigint, 'and the total');
@@ -88,18 +74,9 @@ SELECT format('host=%s port=%s dbname=%s user=%s',
 			  current_setting('port'), current_database(), current_user) AS conn \gset
 SELECT dblink_connect('c1', :'conn') AS c1, dblink_connect('c2', :'conn') AS c2 \gset
 SELECT p AS c1pid FROM dblink('c1', 'SELECT pg_backend_pid()') AS t(p int) \gset
-SELECT dblink_exec('c2', $q$CREATE FUNCTION pg_temp.failure(q text) RETURNS text LANGUAGE plpgsql AS $f$
-DECLARE
-	state text;
-	msg text;
-	detail text;
-BEGIN
-	EXECUTE q;
-	RETURN NULL;
-EXCEPTION WHEN OTHERS THEN
-	GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, msg = MESSAGE_TEXT, detail = PG_EXCEPTION_DETAIL;
-	RETURN state || ' ' || msg || ': ' || detail;
-END $f$ $q$) AS done \gset
+-- the helper for c2 too: its session cannot see this file's uncommitted gd_test schema
+SELECT dblink_exec('c2', replace(pg_get_functiondef('gd_test.error_of(text)'::regprocedure),
+								 'gd_test.error_of', 'pg_temp.error_of')) AS done \gset
 CREATE FUNCTION pg_temp.hold(conn text) RETURNS int LANGUAGE sql AS $$
 	SELECT dblink_send_query($1, $q$
 		SELECT count(s) FROM (SELECT gpu_dbscan_sweep(geom, 1, array(SELECT generate_series(2, 51))) OVER (ORDER BY id) s,
@@ -124,12 +101,12 @@ SELECT cmp_ok(pg_temp.wait_total(32000000, true), '>=', 32000000::bigint,
 			  'the first session holds its sweep''s ids in the shared total');
 SELECT matches(f, '^53200 gpu_dbscan: out of memory: the sweep''s ids .*past gpu_dbscan\.max_total_memory \(56 MB\)',
 			   'a second session asking for as much meanwhile gets out of memory naming max_total_memory')
-FROM dblink('c2', $q$SELECT pg_temp.failure($$SELECT max(c[1]) FROM (SELECT gpu_dbscan_sweep(geom, 1, array(SELECT generate_series(2, 51))) OVER () c FROM public.gd_test_budget) s$$)$q$) AS t(f text);
+FROM dblink('c2', $q$SELECT pg_temp.error_of($$SELECT max(c[1]) FROM (SELECT gpu_dbscan_sweep(geom, 1, array(SELECT generate_series(2, 51))) OVER () c FROM public.gd_test_budget) s$$)$q$) AS t(f text);
 SELECT is(n, 160000::bigint, 'the first session finishes its query') FROM dblink_get_result('c1') AS t(n bigint);
 SELECT is(n, NULL) FROM dblink_get_result('c1') AS t(n bigint);
 SELECT is(pg_temp.wait_total(0, false), 0::bigint, 'then nothing is held');
 SELECT is(f, NULL, 'and the second session''s query runs')
-FROM dblink('c2', $q$SELECT pg_temp.failure($$SELECT max(c[1]) FROM (SELECT gpu_dbscan_sweep(geom, 1, array(SELECT generate_series(2, 51))) OVER () c FROM public.gd_test_budget) s$$)$q$) AS t(f text);
+FROM dblink('c2', $q$SELECT pg_temp.error_of($$SELECT max(c[1]) FROM (SELECT gpu_dbscan_sweep(geom, 1, array(SELECT generate_series(2, 51))) OVER () c FROM public.gd_test_budget) s$$)$q$) AS t(f text);
 
 -- A session terminated while it holds memory gives its share back.
 SELECT pg_temp.hold('c1') AS sent \gset

@@ -9,3 +9,4 @@ CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS gpu_dbscan;
 \ir labelings.sql
 \ir datasets.sql
+\ir errors.sql
