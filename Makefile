@@ -1,5 +1,5 @@
 # PGXS build of the gpu_dbscan extension.  The PostgreSQL glue (src/*.c) is
-# compiled here; the clustering core (src/core, cuda/) is a static archive built
+# compiled here; the clustering core (core/, cuda/) is a static archive built
 # by CMake into build/ and linked in.
 EXTENSION   = gpu_dbscan
 MODULE_big  = gpu_dbscan
@@ -20,7 +20,7 @@ CUDA_HOME ?= /usr/local/cuda
 # Debian's PostgreSQL is built with LLVM; the C++/CUDA archive has no bitcode.
 override with_llvm = no
 
-PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)/src/core
+PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)/core
 # The point neighbour test must match PostGIS bit for bit: no FMA contraction.
 PG_CFLAGS   = -ffp-contract=off
 SHLIB_LINK += $(CORE_LIB) -lstdc++ -lpthread -lm

@@ -1,7 +1,7 @@
 // gd_cuda.hpp — internal entry points of the CUDA back end, for the unit
 // tests and the benchmark (plain C++: no CUDA header needed to include it).
 // The core's own entry points are gd::gpu_cluster / gd::gpu_available in
-// src/core/backend.hpp; this header adds knobs the SQL path does not need and
+// core/backend.hpp; this header adds knobs the SQL path does not need and
 // a way to cluster points that already live on the device, so that the
 // benchmark can time the clustering core without the host<->device copies.
 //

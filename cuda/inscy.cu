@@ -1,4 +1,4 @@
-// inscy.cu — the GPU back end of the subspace clustering (src/core/inscy.hpp).
+// inscy.cu — the GPU back end of the subspace clustering (core/inscy.hpp).
 //
 // The driver hands over all the subspaces of a level at once (in batches that
 // fit the budget), as GPU-INSCY processes every descriptor of a recursion

@@ -1,6 +1,6 @@
 /*
  * core_bridge.h — the one place where the PostgreSQL glue calls the C++/CUDA
- * core (src/core/gd_core.h): it fills gd_params from the GUCs, chooses the
+ * core (core/gd_core.h): it fills gd_params from the GUCs, chooses the
  * back end, turns gd_error into ereport once the core has returned, and keeps
  * the statistics of the session's last clustering.
  *

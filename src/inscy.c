@@ -8,7 +8,7 @@
  * positions and the cluster's 1-based row positions in the aggregate's input
  * order, both ascending; the array is sorted by dims (shorter first, then
  * lexicographically) and then by first member.  docs/subspace.md states the
- * definition; the core (src/core/gd_inscy.h) computes it, on the back end
+ * definition; the core (core/gd_inscy.h) computes it, on the back end
  * gpu_dbscan.backend chooses (core_bridge.c).
  *
  * The transition function checks each row and appends it to a flat array of

@@ -2,7 +2,7 @@
  * memory_budget.c — what gpu_dbscan may hold in host memory: one query
  * (gpu_dbscan.max_query_memory, superuser) and all sessions together
  * (gpu_dbscan.max_total_memory, postgresql.conf).  The core counts every
- * large allocation in its ledger (src/core/memory_ledger.hpp) and refuses a
+ * large allocation in its ledger (core/memory_ledger.hpp) and refuses a
  * charge past either limit with a clean error; this file gives it the
  * limits and the shared counter, and charges the glue's own large
  * allocations (a sweep's rows x values ids) through the same ledger.

@@ -4,7 +4,7 @@
  * the values (NULL elements for noise; every element NULL for a NULL
  * geometry).  Element k is exactly what gpu_dbscan(geom, eps, minpoints[k])
  * gives over the same window; the neighbour search is done once for all
- * values (see src/core/cpu_sweep.cpp).
+ * values (see core/cpu_sweep.cpp).
  */
 #include "gd_core.h"			/* before postgres.h: see core_bridge.h */
 

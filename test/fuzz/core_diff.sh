@@ -37,7 +37,7 @@ if nm "$LIB" 2>/dev/null | grep ' U cudaMalloc' >/dev/null; then
 fi
 BIN=$BUILD/core_diff
 if [[ ! -x $BIN || $BIN -ot $LIB || $BIN -ot $ROOT/test/fuzz/core_diff.cpp || $BIN -ot $ROOT/test/unit/reference.cpp ]]; then
-	if ! g++ -O2 -std=c++17 -ffp-contract=off -Wall -I "$ROOT/src/core" -I "$ROOT/test/unit" \
+	if ! g++ -O2 -std=c++17 -ffp-contract=off -Wall -I "$ROOT/core" -I "$ROOT/test/unit" \
 		"$ROOT/test/fuzz/core_diff.cpp" "$ROOT/test/unit/reference.cpp" "$LIB" "${link[@]}" -o "$BIN" \
 		>"$BUILD/core_diff.build.log" 2>&1; then
 		tail -n 20 "$BUILD/core_diff.build.log"

@@ -31,7 +31,7 @@ mkdir -p "$OUTDIR" "$CORPUS"
 INC=$("$PG_CONFIG" --includedir-server) || die "pg_config"
 if ! "$CLANG" -g -O1 -Wno-ignored-attributes -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -ffp-contract=off \
-	-I "$ROOT/src" -I "$ROOT/src/core" -I "$ROOT/test/fuzz" -I "$INC" \
+	-I "$ROOT/src" -I "$ROOT/core" -I "$ROOT/test/fuzz" -I "$INC" \
 	-o "$BIN" "$ROOT/test/fuzz/gserialized_fuzz.c" "$ROOT/test/fuzz/pg_shim.c" \
 	"$ROOT/src/gserialized_points.c" >"$OUTDIR/build.log" 2>&1; then
 	tail -20 "$OUTDIR/build.log"

@@ -1,5 +1,5 @@
 -- 87_memory_budget: the host memory limits (src/memory_budget.c,
--- src/core/memory_ledger.hpp).  gpu_dbscan.max_query_memory (superuser)
+-- core/memory_ledger.hpp).  gpu_dbscan.max_query_memory (superuser)
 -- bounds what one query holds: a sweep's rows x values ids and a pair list
 -- past it end in a clean out-of-memory error naming it, with nothing left
 -- charged.  gpu_dbscan.max_total_memory (SIGHUP) bounds all sessions

@@ -1,5 +1,5 @@
 // inscy_reference.hpp — the subspace clustering written straight from its
-// definition (src/core/gd_inscy.h, docs/subspace.md), for the unit tests:
+// definition (core/gd_inscy.h, docs/subspace.md), for the unit tests:
 // every one of the 2^d - 1 subspaces, every pair of points, sqrt(sum) <= eps,
 // no pruning.  Slow on purpose (d up to about 10, n up to about 1000).
 #pragma once

@@ -313,7 +313,7 @@ gd_status	gd_cluster_graph_directed_sweep(const uint8_t *row_kind, int64_t nrows
 											gd_error *err);
 
 /*
- * The host memory ledger (src/core/memory_ledger.hpp): every large
+ * The host memory ledger (core/memory_ledger.hpp): every large
  * allocation of the core, and those of the caller it is told of, are
  * charged against two limits: query_limit, what this process may hold at
  * once, and total_limit, what all processes sharing *total_used may hold
