@@ -16,30 +16,47 @@
 // pair that either side sees (its minpoints-1 loop unites p with whatever
 // p's search finds), so there a pair is joined when either side sees it.
 //
-// Dense cells (every point sees every other: every pair joined) are joined at
-// initialisation: every point of a dense cell points at the cell's first
-// point, no distance test.  Then each core point p walks its 25 neighbour
-// cells:
-//   - its own cell when dense: already joined, skipped;
-//   - a cell that no point of which p sees and that sees p from none of its
-//     points: skipped (exact, see grid.cuh);
-//   - a dense cell: if its first point is already in p's set, skipped; if p
-//     and each of its points see each other, joined at once; else its points
-//     are tested up to the first joined pair (one joins the whole cell);
-//   - any other cell: only points after p in the sorted order (so each such
-//     pair is visited once), core, not already pointing at p's root, and
-//     joined by the rule above are united.
-// Every joined pair is thereby united, directly or through a dense cell's
-// set: if neither cell is dense the pair is visited from its smaller sorted
-// index, and if one is dense it is visited from the other side.
+// Tight cells (every point of the cell sees every other, both ways: the
+// corners of its box see each other, as for grid.cu's dense flag, with or
+// without minpoints points) have every pair of their core points joined, so
+// their core points are joined at initialisation: each points at the cell's
+// first core point (the set's representative, rep[]), no distance test.
+// Then the pairs across cells:
+//   - two small tight cells (at most kSmallTight points): one thread per
+//     cell, for its neighbour cells of larger number, tests core pairs up to
+//     the first joined one (which joins the two sets), unless the two are
+//     already one set;
+//   - every other core point p (of a large tight cell or of a cell that is
+//     not tight) walks its 25 neighbour cells:
+//       - its own cell when tight: already joined, skipped;
+//       - a cell that no point of which p sees and that sees p from none of
+//         its points: skipped (exact, see grid.cuh);
+//       - a tight cell: if its representative is already in p's set,
+//         skipped; if p and each of its points see each other, joined at
+//         once; else its core points are tested up to the first joined pair
+//         (one joins the whole set);
+//       - any other cell: only points after p in the sorted order (so each
+//         such pair is visited once), core, not already pointing at p's
+//         root, and joined by the rule above are united.
+// Every joined pair is thereby united, directly or through a tight cell's
+// set: two small tight cells by the cell pair; a small tight cell and any
+// other cell from the other cell's points; a large tight cell from the
+// points of any cell but a small tight one; two cells not tight from the
+// pair's smaller sorted index.  Small tight cells are most cells of a sparse
+// grid (the cell's diagonal is about eps): per point, each of their points
+// would repeat the same search.
 //
 // A strip run (strips.cu) passes trusted[]: then only pairs of two trusted
 // points are tested, since only their core flags and claimers are known
 // exactly in the strip (a dense cell's own set, and a cell every point of
 // which sees and is seen by p, are joined whatever: no claimer is needed
 // there, and dense-cell points are core in any subset that holds the cell).
+// There only dense cells count as tight, and none as small: every pair goes
+// through the per-point walk and its trusted checks.
+
 #include "claimers.cuh"
 #include "grid.cuh"
+#include "trace.cuh"
 #include "union_find.cuh"
 
 namespace gd {
@@ -47,11 +64,45 @@ namespace cuda {
 
 namespace {
 
-__global__ void init_parents_kernel(GridView g, uint32_t* __restrict__ parent) {
+// Largest cell handled per cell pair: a pair of cells costs at most
+// kSmallTight^2 tests on one thread.
+constexpr uint32_t kSmallTight = 16;
+
+enum : uint8_t { kLoose = 0, kSmall = 1, kLarge = 2 };
+
+// Each cell's class and representative (its first core point, kNone when it
+// has none); a tight cell without a core point is left loose (nothing of it
+// is joined).
+__global__ void classes_kernel(GridView g, const uint8_t* __restrict__ core, bool strip,
+                               uint8_t* __restrict__ cls, uint32_t* __restrict__ rep) {
+  uint64_t c = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (c >= g.ncells) return;
+  uint32_t j0 = g.start[c], j1 = g.start[c + 1];
+  bool tight;
+  if (strip) {
+    tight = g.dense[c] != 0;
+  } else {
+    Box b = g.box[c];
+    tight = sees(b.x0, b.y0, b.x1, b.y1, g.eps, g.t) && sees(b.x1, b.y1, b.x0, b.y0, g.eps, g.t);
+  }
+  uint32_t r = kNone;
+  if (tight)
+    for (uint32_t j = j0; j < j1; ++j)
+      if (core[j]) {
+        r = j;
+        break;
+      }
+  rep[c] = r;
+  cls[c] = r == kNone ? kLoose : (!strip && j1 - j0 <= kSmallTight) ? kSmall : kLarge;
+}
+
+__global__ void init_parents_kernel(GridView g, const uint8_t* __restrict__ core,
+                                    const uint8_t* __restrict__ cls,
+                                    const uint32_t* __restrict__ rep, uint32_t* __restrict__ parent) {
   uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= g.n) return;
   uint32_t c = g.cell_of[i];
-  parent[i] = g.dense[c] ? g.start[c] : static_cast<uint32_t>(i);
+  parent[i] = (cls[c] != kLoose && core[i]) ? rep[c] : static_cast<uint32_t>(i);
 }
 
 // Core points i and j (sorted indexes) are joined (see the top of the file).
@@ -73,44 +124,89 @@ __device__ __forceinline__ bool joined(const GridView& g, const uint8_t* core,
   return claimer != kNoCore && static_cast<uint32_t>(claimer >> 32) == (i_later ? oj : oi);
 }
 
+// Core point i joined with some core point of the tight cell d (box b)?
+// (trusted: only trusted points j, see the top of the file.)
+__device__ __forceinline__ bool joins_cell(const GridView& g, const uint8_t* core,
+                                           const uint64_t* cell_min_core,
+                                           const uint8_t* trusted, bool either_way, uint32_t i,
+                                           double px, double py, uint32_t d, const Box& b) {
+  if (sees_all_in(px, py, b, g.eps, g.t) && seen_by_all_in(px, py, b, g.eps, g.t)) return true;
+  uint32_t j0 = g.start[d], j1 = g.start[d + 1];
+  for (uint32_t j = j0; j < j1; ++j) {
+    if (!core[j]) continue;
+    if (trusted != nullptr && !trusted[j]) continue;
+    if (joined(g, core, cell_min_core, either_way, i, px, py, j)) return true;
+  }
+  return false;
+}
+
+// One thread per small tight cell c: its set against those of the small
+// tight cells of larger number around it.
+__global__ void small_pairs_kernel(GridView g, const uint8_t* __restrict__ core,
+                                   const uint64_t* __restrict__ cell_min_core,
+                                   const uint8_t* __restrict__ cls,
+                                   const uint32_t* __restrict__ rep, bool either_way, Batch batch,
+                                   const volatile int* stop, uint32_t* parent) {
+  if (cancelled(stop)) return;
+  uint32_t c;
+  if (!batch_point(batch, g.ncells, &c)) return;
+  if (cls[c] != kSmall) return;
+  uint32_t i0 = g.start[c], i1 = g.start[c + 1];
+  uint32_t root = uf_find(parent, rep[c]);
+  for (int a = 0; a < 5; ++a) {
+    CellRange r = g.rows[static_cast<uint64_t>(c) * 5 + a];
+    for (uint32_t d = r.lo > c + 1 ? r.lo : c + 1; d < r.hi; ++d) {
+      if (cls[d] != kSmall) continue;
+      Box b = g.box[d];
+      uint32_t rd = uf_find(parent, rep[d]);
+      root = uf_find(parent, root);
+      if (rd == root) continue;
+      for (uint32_t i = i0; i < i1; ++i) {
+        if (!core[i]) continue;
+        double2 p = g.p[i];
+        if (!sees_any_in(p.x, p.y, b, g.eps, g.t) && !seen_by_any_in(p.x, p.y, b, g.eps, g.t))
+          continue;
+        if (joins_cell(g, core, cell_min_core, nullptr, either_way, i, p.x, p.y, d, b)) {
+          root = uf_unite(parent, root, rd);
+          break;
+        }
+      }
+    }
+  }
+}
+
 __global__ void union_kernel(GridView g, const uint8_t* __restrict__ core,
                              const uint64_t* __restrict__ cell_min_core,
-                             const uint8_t* __restrict__ trusted, bool either_way, Batch batch,
-                             const volatile int* stop, uint32_t* parent) {
+                             const uint8_t* __restrict__ trusted,
+                             const uint8_t* __restrict__ cls, const uint32_t* __restrict__ rep,
+                             bool either_way, Batch batch, const volatile int* stop,
+                             uint32_t* parent) {
   if (cancelled(stop)) return;
   uint32_t i;
   if (!batch_point(batch, g.n, &i)) return;
   if (!core[i]) return;
   if (trusted != nullptr && !trusted[i]) return;
   uint32_t c = g.cell_of[i];
-  bool own_dense = g.dense[c] != 0;
+  uint8_t own = cls[c];
+  if (own == kSmall) return;  // small_pairs_kernel and the other cells' points
   double px = g.p[i].x, py = g.p[i].y;
   uint32_t root = uf_find(parent, i);
   for (int a = 0; a < 5; ++a) {
     CellRange r = g.rows[static_cast<uint64_t>(c) * 5 + a];
     for (uint32_t d = r.lo; d < r.hi; ++d) {
-      if (d == c && own_dense) continue;
+      if (d == c && own != kLoose) continue;
       Box b = g.box[d];
       if (!sees_any_in(px, py, b, g.eps, g.t) && !seen_by_any_in(px, py, b, g.eps, g.t))
         continue;
-      uint32_t j0 = g.start[d], j1 = g.start[d + 1];
-      if (g.dense[d]) {
-        uint32_t rd = uf_find(parent, j0);
+      if (cls[d] != kLoose) {
+        uint32_t rd = uf_find(parent, rep[d]);
         root = uf_find(parent, root);
         if (rd == root) continue;
-        if (sees_all_in(px, py, b, g.eps, g.t) && seen_by_all_in(px, py, b, g.eps, g.t)) {
+        if (joins_cell(g, core, cell_min_core, trusted, either_way, i, px, py, d, b))
           root = uf_unite(parent, root, rd);
-          continue;
-        }
-        for (uint32_t j = j0; j < j1; ++j) {
-          if (trusted != nullptr && !trusted[j]) continue;
-          if (joined(g, core, cell_min_core, either_way, i, px, py, j)) {
-            root = uf_unite(parent, root, rd);
-            break;
-          }
-        }
         continue;
       }
+      uint32_t j0 = g.start[d], j1 = g.start[d + 1];
       for (uint32_t j = (j0 > i ? j0 : i + 1); j < j1; ++j) {
         if (!core[j]) continue;
         if (trusted != nullptr && !trusted[j]) continue;
@@ -124,21 +220,38 @@ __global__ void union_kernel(GridView g, const uint8_t* __restrict__ core,
 
 }  // namespace
 
-void init_parents(RunContext& ctx, const GridView& g, uint32_t* parent) {
-  init_parents_kernel<<<grid_for(g.n), kBlock, 0, ctx.stream()>>>(g, parent);
-  GD_CHECK_LAUNCH("init_parents_kernel");
-}
-
 void union_core_pairs(RunContext& ctx, const GridView& g, const uint8_t* core,
                       const uint64_t* cell_min_core, const uint8_t* trusted, int64_t minpoints,
                       uint32_t nbatches, uint32_t* parent) {
+  cudaStream_t s = ctx.stream();
   bool either_way = minpoints <= 1;
+  bool strip = trusted != nullptr;
+  auto cls = ctx.alloc<uint8_t>(g.ncells, "cell classes");
+  auto rep = ctx.alloc<uint32_t>(g.ncells, "cell representatives");
+  classes_kernel<<<grid_for(g.ncells), kBlock, 0, s>>>(g, core, strip, cls.data(), rep.data());
+  GD_CHECK_LAUNCH("classes_kernel");
+  init_parents_kernel<<<grid_for(g.n), kBlock, 0, s>>>(g, core, cls.data(), rep.data(), parent);
+  GD_CHECK_LAUNCH("init_parents_kernel");
+  trace_point(s, "union: classes, init parents");
+  if (!strip) {
+    for (uint32_t b = 0; b < nbatches; ++b) {
+      Batch batch{b, nbatches};
+      uint64_t threads = batch_threads(batch, g.ncells);
+      if (threads == 0) continue;
+      small_pairs_kernel<<<grid_for(threads), kBlock, 0, s>>>(
+          g, core, cell_min_core, cls.data(), rep.data(), either_way, batch,
+          ctx.cancel_flag_device(), parent);
+      GD_CHECK_LAUNCH("small_pairs_kernel");
+    }
+    trace_point(s, "union: small tight cell pairs");
+  }
   for (uint32_t b = 0; b < nbatches; ++b) {
     Batch batch{b, nbatches};
     uint64_t threads = batch_threads(batch, g.n);
     if (threads == 0) continue;
-    union_kernel<<<grid_for(threads), kBlock, 0, ctx.stream()>>>(
-        g, core, cell_min_core, trusted, either_way, batch, ctx.cancel_flag_device(), parent);
+    union_kernel<<<grid_for(threads), kBlock, 0, s>>>(g, core, cell_min_core, trusted, cls.data(),
+                                                      rep.data(), either_way, batch,
+                                                      ctx.cancel_flag_device(), parent);
     GD_CHECK_LAUNCH("union_kernel");
   }
 }
