@@ -328,18 +328,18 @@ std::string eps_label(double e) { return fmt("%g", e); }
 
 std::string secs(const Result& r) {
   if (!r.ran) return r.error.empty() ? "—" : "error";
-  return fmt("%.3f", r.best);
+  return fmt("%.4f", r.best);
 }
 
 std::string phases(const Result& r) {
   if (!r.ran) return "—";
   const gd_run_stats& s = r.stats;
   std::string out;
-  if (s.backend == GD_BACKEND_GPU) out += fmt("xfer %.3f / ", s.t_transfer);
-  out += fmt("sort %.3f / ", s.t_sort);
-  out += fmt("core %.3f / ", s.t_core);
-  out += fmt("union %.3f / ", s.t_union);
-  out += fmt("label %.3f", s.t_label);
+  if (s.backend == GD_BACKEND_GPU) out += fmt("xfer %.4f / ", s.t_transfer);
+  out += fmt("sort %.4f / ", s.t_sort);
+  out += fmt("core %.4f / ", s.t_core);
+  out += fmt("union %.4f / ", s.t_union);
+  out += fmt("label %.4f", s.t_label);
   if (s.backend == GD_BACKEND_GPU && s.batches > 1) out += " (" + std::to_string(s.batches) + " batches)";
   return out;
 }
