@@ -44,8 +44,8 @@ LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION gpu_dbscan_last_run() IS
 'Back end (cpu or gpu), rows, clustered geometries, grid cells, batches and phase times in ms of this session''s last gpu_dbscan partition, the ms it waited for a GPU slot (gpu_dbscan.max_gpu_sessions) and the strips a GPU run larger than the device budget was split into (0: one piece); NULL before the first. For partitions with non-point geometries: sort_ms = candidate pairs, core_ms = exact st_dwithin tests, label_ms = graph clustering';
 
--- ---- Points of more than two coordinates, and geography (window_nd.c,
--- geography.c).  The same rules and ids as gpu_dbscan(geometry, ...); the
+-- ---- Points of more than two coordinates, and geography (cluster_ids.c,
+-- rows.c, geography.c).  The same rules and ids as gpu_dbscan(geometry, ...); the
 -- neighbour test is over every coordinate.  They run on the CPU whatever
 -- gpu_dbscan.backend says (float8[] points of two coordinates excepted).
 

@@ -73,7 +73,7 @@ call_site(FunctionCallInfo fcinfo, bool point_z)
 
 /* The partition's row count, checked against what the window API can address. */
 static int64
-partition_rows(WindowObject win)
+partition_row_count(WindowObject win)
 {
 	int64		nrows = WinGetPartitionRowCount(win);
 
@@ -226,7 +226,7 @@ window_function(FunctionCallInfo fcinfo, WindowForm form, bool point_z)
 	res = (PartitionResult *) WinGetPartitionLocalMemory(win, sizeof(PartitionResult));
 	if (!res->done)
 	{
-		int64		nrows = partition_rows(win);
+		int64		nrows = partition_row_count(win);
 
 		if (nrows <= WINDOW_SMALL_PARTITION_ROWS)
 			compute(win, site, form, nrows, res);
