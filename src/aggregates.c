@@ -39,9 +39,6 @@
 #include "progress.h"
 #include "rows.h"
 
-/* Rows of at most this many rows report no progress (as the window functions). */
-#define AGG_SMALL_ROWS 64
-
 typedef struct DbscanState
 {
 	MemoryContext cxt;			/* the aggregate's memory: all of the state */
@@ -332,7 +329,7 @@ state_ids(DbscanState *st, const char *fn)
 											 Max(st->rows.nrows, 1) * sizeof(int32));
 
 	/* the rows were read by the transition function: progress from here */
-	if (st->rows.nrows > AGG_SMALL_ROWS)
+	if (st->rows.nrows > GD_PROGRESS_MIN_ROWS)
 	{
 		gd_progress_begin(fn, st->rows.nrows);
 		gd_progress_rows(st->rows.nrows);

@@ -21,15 +21,6 @@
 #include "rows.h"
 #include "window.h"
 
-/*
- * A partition of at most this many rows is read and clustered in the memory
- * context the window function is called in (the executor's per-row context,
- * reset once the call returns), not in contexts of its own: creating and
- * deleting a context costs as much as clustering a few points, and what a
- * few rows leave behind is small.  Nor does it report progress.
- */
-#define WINDOW_SMALL_PARTITION_ROWS 64
-
 /* What a call site keeps across partitions (flinfo->fn_extra). */
 typedef struct CallSite
 {
@@ -96,7 +87,7 @@ read_rows(WindowObject win, int64 nrows, Rows *rows)
 	MemoryContext old = CurrentMemoryContext;
 	int64		row;
 
-	if (nrows > WINDOW_SMALL_PARTITION_ROWS)
+	if (nrows > GD_PROGRESS_MIN_ROWS)
 	{
 		scratch = AllocSetContextCreate(CurrentMemoryContext, "gpu_dbscan row",
 										ALLOCSET_SMALL_SIZES);
@@ -228,7 +219,7 @@ window_function(FunctionCallInfo fcinfo, WindowForm form, bool point_z)
 	{
 		int64		nrows = partition_row_count(win);
 
-		if (nrows <= WINDOW_SMALL_PARTITION_ROWS)
+		if (nrows <= GD_PROGRESS_MIN_ROWS)
 			compute(win, site, form, nrows, res);
 		else
 		{
