@@ -420,7 +420,7 @@ BEGIN
     -- The caller's gpu_dbscan.* settings go with the work to the workers
     -- (Citus sends SET LOCAL on in the transaction's connections).
     PERFORM set_config('citus.propagate_set_commands', 'local', true);
-    FOR r IN SELECT name FROM pg_settings WHERE name LIKE 'gpu\_dbscan.%' AND source NOT IN ('default', 'override') LOOP
+    FOR r IN SELECT s.name FROM pg_settings s WHERE s.name LIKE 'gpu\_dbscan.%' AND s.source NOT IN ('default', 'override') LOOP
         EXECUTE format('SET LOCAL %s = %L', r.name, current_setting(r.name));
     END LOOP;
 
@@ -480,11 +480,12 @@ BEGIN
         d AS (
             SELECT g.k, CASE WHEN coalesce(c.cnt, 0) <= %8$L THEN 0
                         ELSE least(%9$L, ceil(ln(c.cnt::float8 / %8$L) / ln(4)))::int END AS depth
-            FROM generate_series(0, %5$L::bigint * %6$L - 1) g(k) LEFT JOIN c USING (k))
-        SELECT array_agg(depth ORDER BY k),
-               array_agg(coalesce(sum((1::bigint << (2 * depth))) OVER w, 0) ORDER BY k),
-               sum(1::bigint << (2 * depth))
-        FROM d WINDOW w AS (ORDER BY k ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)$q$,
+            FROM generate_series(0, %5$L::bigint * %6$L - 1) g(k) LEFT JOIN c USING (k)),
+        o AS (
+            SELECT k, depth, coalesce(sum(1::bigint << (2 * depth)) OVER w, 0) AS off
+            FROM d WINDOW w AS (ORDER BY k ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING))
+        SELECT array_agg(depth ORDER BY k), array_agg(off ORDER BY k), sum(1::bigint << (2 * depth))
+        FROM o$q$,
         geom_column, xmin, ymin, side, nx, ny, source, target, max_depth);
     EXECUTE q INTO depth, offs, ntiles;
     IF ntiles >= 2147483648 THEN
