@@ -199,6 +199,7 @@ BEGIN
 
     -- The caller's gpu_dbscan.* settings go with the work to the workers
     -- (Citus sends SET LOCAL on in the transaction's connections).
+    PERFORM gpu_dbscan_merge('{}', '{}', '{}', '{}');  -- loads the module: its settings are real, not placeholders
     PERFORM set_config('citus.propagate_set_commands', 'local', true);
     FOR r IN SELECT s.name FROM pg_settings s WHERE s.name LIKE 'gpu\_dbscan.%' AND s.source NOT IN ('default', 'override') LOOP
         EXECUTE format('SET LOCAL %s = %L', r.name, current_setting(r.name));
