@@ -331,7 +331,7 @@ BEGIN
             g AS MATERIALIZED (SELECT id, (tile << 32) | (label >> 1) AS node FROM %1$s WHERE ghost AND label & 1 = 1),
             o AS MATERIALIZED (SELECT id, (tile << 32) | (label >> 1) AS node FROM %1$s
                                WHERE NOT ghost AND copies > 1 AND label & 1 = 1),
-            e AS MATERIALIZED (SELECT g.node AS a, o.node AS b FROM g JOIN o USING (id)),
+            e AS MATERIALIZED (SELECT DISTINCT g.node AS a, o.node AS b FROM g JOIN o USING (id)),
             m AS MATERIALIZED (
                 SELECT x.* FROM gpu_dbscan_merge(
                     (SELECT coalesce(array_agg(node), '{}') FROM nodes), (SELECT coalesce(array_agg(first), '{}') FROM nodes),
@@ -339,7 +339,7 @@ BEGIN
             INSERT INTO %2$s SELECT node >> 32, node & 4294967295, cluster_id FROM m WHERE cluster_id >= 0$q$,
             t_labels, t_map);
         GET DIAGNOSTICS nodes = ROW_COUNT;
-        EXECUTE format('SELECT count(*) FROM %s WHERE ghost AND label & 1 = 1', t_labels) INTO edges;
+        EXECUTE format('SELECT count(*) FROM %s WHERE ghost AND label & 1 = 1', t_labels) INTO edges;  -- before DISTINCT
         ms := ms || jsonb_build_object('merge', round(extract(epoch from clock_timestamp() - t0) * 1000));
 
         -- The result: every row of the source, its id and cluster id.
