@@ -75,7 +75,7 @@ MEM_LIMIT_MB=${GD_MEM_LIMIT_MB:-4096}
 # present, nothing else running), for the start lines and README.md.
 declare -A EXPECT=(
 	[setup]=150 [unit]=90 [regress]=15 [pgtap]=180 [docs]=30 [upgrade]=10
-	[cron]=10 [progress]=15 [package]=90 [citus]=90 [reliability]=310
+	[cron]=10 [progress]=15 [package]=90 [citus]=120 [reliability]=310
 )
 ((LONG)) && EXPECT[reliability]=900
 

@@ -202,7 +202,6 @@ else
 	not_ok "skewed: dense base cells were split into sub-tiles (${LAST_REPORT:-})"
 fi
 same_ids lattice 1 5 1000 "lattice with borders shared across tile edges, 1,000 per tile"
-same_ids lattice 1 1 1000 "lattice, minpoints 1"
 
 # One-sided pairs: p sees q at eps 1 and q does not see p (x near 0 of both
 # signs: p = -1e-20 sees q = 1), 400 points on 40 spots at the origin, ids
@@ -278,7 +277,28 @@ else
 	fi
 fi
 
-section "settings and errors"
+section "settings"
+# --- errors -------------------------------------------------------------------------
+err() { # err WHAT EXPECTED-SUBSTRING SQL
+	local out
+	out=$(q -c "$3" 2>&1)
+	if [[ $out == *ERROR*"$2"* ]]; then ok "error: $1"; else not_ok "error: $1 (got: $out)"; fi
+}
+err "not a distributed table" "is not a distributed table" "CALL gpu_dbscan_distributed('uni_local', 1, 4, 'x1')"
+err "missing column" "has no column" "CALL gpu_dbscan_distributed('uni', 1, 4, 'x1', geom_column => 'nope')"
+err "eps 0" "eps must be a finite number above 0" "CALL gpu_dbscan_distributed('uni', 0, 4, 'x1')"
+err "negative minpoints" "minpoints must be 0 or more" "CALL gpu_dbscan_distributed('uni', 1, -1, 'x1')"
+err "result exists" "already exists" "CALL gpu_dbscan_distributed('uni', 1, 4, 'uni_local')"
+qs -c "CREATE TABLE lines (id int, geom geometry)" -c "SELECT create_distributed_table('lines', 'id')" \
+	-c "INSERT INTO lines VALUES (1, 'LINESTRING(0 0, 1 1)'), (2, 'POINT(0 0)')"
+err "a line" "clusters points only" "CALL gpu_dbscan_distributed('lines', 1, 4, 'x1')"
+qs -c "CREATE DATABASE gd_nocitus"
+psqlc -d gd_nocitus -q -c "CREATE EXTENSION postgis" -c "CREATE EXTENSION gpu_dbscan" -c "CREATE TABLE t (id int, geom geometry)" >/dev/null 2>&1
+out=$(psqlc -d gd_nocitus -tA -c "CALL gpu_dbscan_distributed('t', 1, 4, 'x1')" 2>&1)
+if [[ $out == *"needs the citus extension"* ]]; then ok "error: without the citus extension"; else not_ok "error: without citus (got: $out)"; fi
+check "no result table after the errors" "" "$(q -c "SELECT to_regclass('x1')")"
+
+section "errors"
 # --- a worker stopped mid-run ---------------------------------------------------------
 # Worker 2 is stopped (immediate) as soon as it works on the procedure's tile
 # tables (its pg_stat_activity shows a query on gd_dist_...).
