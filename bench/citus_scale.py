@@ -146,35 +146,49 @@ def skewed(n, seed=2, blobs=200, noise=0.1):
     return xs, ys
 
 
-# Per-stage rates, measured on the loopback cluster (docs/scale.md, 2-core
-# machine: coordinator and both workers share 2 cores) and on the H100
-# (BENCHMARKS.md, "In the database (H100)": 10M rows in about 7 s through
-# one backend, about 0.7 us a row, most of it reading the rows).
-LOOPBACK_US_PER_ROW = dict(extent=6.8, tiles=16.6, one_sided=1.0, local=4.6, result=3.8)
-MERGE_US_PER_EDGE = 48.0          # loopback: edges gathered and joined on the coordinator
-H100_US_PER_ROW = 0.7             # gpu_dbscan in the database, one backend, one GPU
-SHUFFLE_GBIT = 25                 # network per worker for the repartition (one copy of each row)
-ROW_BYTES = 60                    # tile, id, ghost, copies, point geometry
+# Per-stage costs measured on the loopback cluster (docs/scale.md: the
+# cities, 199,568 points, 230,349 rows with ghosts, report => true), in
+# microseconds of wall time per row with the whole cluster on 2 cores, so
+# times 2 for core-microseconds (an upper bound: the machine was shared).
+LOOPBACK_US = dict(extent=6.8 + 0.85, tiles=21.3, one_sided=1.5, local=7.3, result=7.5)
+MERGE_US_PER_EDGE = 41.0          # ghost rows that are core, gathered and joined on the coordinator
+ARRAY_LIMIT = 134_000_000         # 1 GB bigint arrays: the merge as built gathers the edges in one
+H100_US_PER_ROW = 0.7             # gpu_dbscan in the database on one H100, one backend (BENCHMARKS.md)
+ROW_BYTES = 60                    # a tile row: tile, id, ghost, copies, point geometry
+NET_GBIT = 25                     # per worker
+
+
+def ghost_share(points_per_tile, k=10):
+    """Uniform data, eps set for k neighbours a point: 8 eps / side = 8 sqrt(k / (pi P))."""
+    return min(1.25, 8 * math.sqrt(k / (math.pi * points_per_tile)))
 
 
 def model():
-    """The extrapolation of docs/scale.md: seconds per stage on W workers with G GPUs."""
-    print('| points | workers W | GPUs per worker G | ghost share | tiles | points per tile | '
-          'shuffle s | local clustering s | merge edges | merge s (one coordinator) | total s |')
-    print('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
+    """Seconds per stage on W workers of C cores and G GPUs (docs/scale.md)."""
+    print('| points | W x C cores x G GPUs | tiles | ghost share | tile shuffle s | local, CPU s | local, GPU s '
+          '| merge edges | merge as built s | merge, edges deduplicated on the workers s | total (GPU, dedup) s |')
+    print('|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
     for n in (1e10, 1e11):
-        for w, g in ((64, 4), (256, 8), (1024, 8)):
-            per_tile = 5e6                       # the procedure's cap: one GPU run in memory
-            tiles = n / per_tile
-            ghost = 0.05                         # side >= 200 eps: 4 * 2 eps / side ~ 4-5 %
-            rows = n * (1 + ghost)
-            shuffle = rows * ROW_BYTES * 8 / (SHUFFLE_GBIT * 1e9) / w
-            local = rows * H100_US_PER_ROW * 1e-6 / (w * g)
-            edges = n * ghost * 0.5              # ghosts that are core (half, say)
-            merge = edges * 0.05e-6              # union-find in C: ~50 ns an edge, one core
-            total = shuffle + local + merge + rows * 0.2e-6 / w  # + scans for extent and result
-            print(f'| {n:.0e} | {w} | {g} | {ghost:.0%} | {tiles:,.0f} | {per_tile:,.0f} | {shuffle:,.0f} | '
-                  f'{local:,.0f} | {edges:,.0e} | {merge:,.0f} | {total:,.0f} |')
+        for w, c, g in ((64, 32, 4), (256, 32, 8), (1024, 64, 8)):
+            p = min(5e6, n / (4 * w * g))              # at most one GPU run of ~0.5 GB; 4 tiles a GPU at least
+            tiles = n / p
+            gs = ghost_share(p)
+            rows = n * (1 + gs)
+            cores = w * c
+            core_s = lambda us, r: r * us * 2e-6 / cores
+            scans = core_s(LOOPBACK_US['extent'], n) + core_s(LOOPBACK_US['one_sided'], rows) \
+                + core_s(LOOPBACK_US['result'], n)
+            shuffle = max(core_s(LOOPBACK_US['tiles'], rows), rows * ROW_BYTES * 8 / (NET_GBIT * 1e9) / w)
+            local_cpu = core_s(LOOPBACK_US['local'], rows)
+            local_gpu = rows * H100_US_PER_ROW * 1e-6 / min(w * g, tiles)
+            edges = n * gs * 0.8                      # ghosts that are core (0.8 of the points, say)
+            merge_built = edges * MERGE_US_PER_EDGE * 1e-6
+            over = ' (over the array limit)' if edges > ARRAY_LIMIT else ''
+            dedup_edges = tiles * 4 * 50              # about 50 clusters cross each of a tile's 4 edges
+            merge_dedup = core_s(2.0, n * gs) + dedup_edges * MERGE_US_PER_EDGE * 1e-6
+            total = scans + shuffle + local_gpu + merge_dedup
+            print(f'| {n:.0e} | {w} x {c} x {g} | {tiles:,.0f} | {gs:.2%} | {shuffle:,.0f} | {local_cpu:,.0f} | '
+                  f'{local_gpu:,.0f} | {edges:.1e} | {merge_built:,.0f}{over} | {merge_dedup:,.0f} | {total:,.0f} |')
 
 
 def main(argv):
