@@ -150,8 +150,8 @@ def skewed(n, seed=2, blobs=200, noise=0.1):
 # cities, 199,568 points, 230,349 rows with ghosts, report => true), in
 # microseconds of wall time per row with the whole cluster on 2 cores, so
 # times 2 for core-microseconds (an upper bound: the machine was shared).
-LOOPBACK_US = dict(extent=6.8 + 0.85, tiles=21.3, one_sided=1.5, local=7.3, result=7.5)
-MERGE_US_PER_EDGE = 41.0          # ghost rows that are core, gathered and joined on the coordinator
+LOOPBACK_US = dict(extent=4.4, tiles=13.1, one_sided=1.05, local=4.7, result=3.9)
+MERGE_US_PER_EDGE = 30.7          # ghost rows that are core, gathered and joined on the coordinator
 ARRAY_LIMIT = 134_000_000         # 1 GB bigint arrays: the merge as built gathers the edges in one
 H100_US_PER_ROW = 0.7             # gpu_dbscan in the database on one H100, one backend (BENCHMARKS.md)
 ROW_BYTES = 60                    # a tile row: tile, id, ghost, copies, point geometry
@@ -165,9 +165,9 @@ def ghost_share(points_per_tile, k=10):
 
 def model():
     """Seconds per stage on W workers of C cores and G GPUs (docs/scale.md)."""
-    print('| points | W x C cores x G GPUs | tiles | ghost share | tile shuffle s | local, CPU s | local, GPU s '
+    print('| points | W x C cores x G GPUs | tiles | ghost share | scans per worker s | tile shuffle s | local, CPU s | local, GPU s '
           '| merge edges | merge as built s | merge, edges deduplicated on the workers s | total (GPU, dedup) s |')
-    print('|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
+    print('|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
     for n in (1e10, 1e11):
         for w, c, g in ((64, 32, 4), (256, 32, 8), (1024, 64, 8)):
             p = min(5e6, n / (4 * w * g))              # at most one GPU run of ~0.5 GB; 4 tiles a GPU at least
@@ -187,7 +187,7 @@ def model():
             dedup_edges = tiles * 4 * 50              # about 50 clusters cross each of a tile's 4 edges
             merge_dedup = core_s(2.0, n * gs) + dedup_edges * MERGE_US_PER_EDGE * 1e-6
             total = scans + shuffle + local_gpu + merge_dedup
-            print(f'| {n:.0e} | {w} x {c} x {g} | {tiles:,.0f} | {gs:.2%} | {shuffle:,.0f} | {local_cpu:,.0f} | '
+            print(f'| {n:.0e} | {w} x {c} x {g} | {tiles:,.0f} | {gs:.2%} | {scans:,.0f} | {shuffle:,.0f} | {local_cpu:,.0f} | '
                   f'{local_gpu:,.0f} | {edges:.1e} | {merge_built:,.0f}{over} | {merge_dedup:,.0f} | {total:,.0f} |')
 
 
