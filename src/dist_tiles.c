@@ -20,6 +20,7 @@
 #include "access/htup_details.h"
 #include "catalog/pg_type.h"
 #include "funcapi.h"
+#include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/lsyscache.h"
 
@@ -311,6 +312,8 @@ has_one_sided_pair(const double *xs, const double *ys, const bool *ghost, int n,
 		{
 			int			p = idx[k].row;
 
+			if ((k & 0xffff) == 0)
+				CHECK_FOR_INTERRUPTS();
 			if (!ghost[p])
 				continue;
 			for (int side = -1; side <= 1; side += 2)
