@@ -70,7 +70,7 @@ void cluster_whole(RunContext& ctx, const PointsView& pts, const gd_params& para
   sw.lap();
   TransferPlan plan;
   plan.chunk_points = opts.chunk_points;
-  plan.direct = opts.transfer_mode == 0;
+  plan.direct = opts.transfer_mode == 1;
   plan.copy_threads = opts.transfer_mode == 2 ? 1 : 0;
   upload_points(ctx, pts.x, pts.y, pts.n, plan, &dx, &dy, &bounds);
   stats.t_transfer += sw.lap();
@@ -253,6 +253,7 @@ void gpu_cluster(const PointsView& pts, const gd_params& params, const CancelTok
     // context (this process's alone, not the device) so that the next run
     // starts from a fresh one.
     if (e.status() == GD_ERR_DEVICE || e.status() == GD_ERR_DEVICE_NOMEM) {
+      cuda::drop_lanes();
       (void)cudaDeviceReset();
       (void)cudaGetLastError();
     }
