@@ -16,6 +16,7 @@
 
 #include "core_bridge.h"
 #include "gpu_slots.h"
+#include "gpu_worker.h"
 #include "guc.h"
 #include "memory_budget.h"
 
@@ -87,7 +88,11 @@ static bool
 gpu_available(void)
 {
 	static TimestampTz checked_at;
+	bool		usable;
 
+	/* The GPU worker's answer, when it serves this backend: no CUDA here. */
+	if (gd_gpu_worker_active(gd_device, &usable, gpu_why, sizeof(gpu_why)))
+		return usable;
 	if (gpu_known_device != gd_device ||
 		(!gpu_usable && TimestampDifferenceExceeds(checked_at, GetCurrentTimestamp(),
 												   GPU_RECHECK_MS)))
@@ -235,6 +240,18 @@ call_core(const PointsInput *in, const uint8_t *row_kind, int64_t nrows,
 			elog(ERROR, "gpu_dbscan: no sweep or point types for n-D points");
 		return gd_cluster_points_nd(in->coords, in->dims, row_kind, nrows, &params,
 									job->cluster_ids, stats, err);
+	}
+	if (backend == GD_BACKEND_GPU && job->nminpoints == 1 && !job->types)
+	{
+		bool		usable;
+		gd_status	status;
+
+		if (gd_gpu_worker_active(params.device, &usable, err->message, sizeof(err->message)) &&
+			usable &&
+			gd_gpu_worker_cluster(in->x, in->y, row_kind, nrows, &params, job->cluster_ids,
+								  stats, err, &status))
+			return status;
+		memset(err, 0, sizeof(*err));
 	}
 	if (job->nminpoints != 1)
 		return gd_cluster_points_sweep(in->x, in->y, row_kind, nrows, &params, job->minpoints,
