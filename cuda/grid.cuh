@@ -219,7 +219,7 @@ struct Bounds {
 struct TransferPlan {
   uint32_t chunk_points = 0;  // points per staged piece; 0 = automatic
   bool direct = false;        // plain pageable copies, no staging
-  unsigned copy_threads = 0;  // lanes (host threads); 0 = the machine's, at most 8
+  unsigned copy_threads = 0;  // most lanes (host threads), at most 8; 0 = the machine's
 };
 void upload_points(RunContext& ctx, const double* x, const double* y, uint32_t n,
                    const TransferPlan& plan, device_buffer<double>* dx, device_buffer<double>* dy,

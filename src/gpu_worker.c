@@ -140,13 +140,16 @@ gd_gpu_worker_init(void)
 {
 	BackgroundWorker bgw;
 
+	/* a PGC_POSTMASTER setting can only be defined while preloading */
+	if (!process_shared_preload_libraries_in_progress)
+		return;
 	DefineCustomBoolVariable("gpu_dbscan.gpu_worker",
 							 "Runs the GPU back end in one background worker that owns the CUDA context.",
 							 "Takes effect with gpu_dbscan in shared_preload_libraries; "
 							 "otherwise each session starts CUDA itself on its first GPU run.",
 							 &gd_gpu_worker_enabled, true, PGC_POSTMASTER, 0,
 							 NULL, NULL, NULL);
-	if (!process_shared_preload_libraries_in_progress || !gd_gpu_worker_enabled)
+	if (!gd_gpu_worker_enabled)
 		return;
 
 	prev_shmem_request_hook = shmem_request_hook;

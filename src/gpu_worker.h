@@ -8,9 +8,10 @@
 #define GPU_DBSCAN_GPU_WORKER_H
 
 /*
- * Defines gpu_dbscan.gpu_worker and, when the module is being preloaded
- * (shared_preload_libraries), registers the worker and its shared memory.
- * Called from _PG_init; never touches CUDA.
+ * When the module is being preloaded (shared_preload_libraries): defines
+ * gpu_dbscan.gpu_worker and, when it is on, registers the worker and its
+ * shared memory.  Otherwise nothing.  Called from _PG_init; never touches
+ * CUDA.
  */
 extern void gd_gpu_worker_init(void);
 
