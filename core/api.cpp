@@ -82,7 +82,7 @@ gd_status gd_cluster_points_typed(const double* x, const double* y, const uint8_
                                   uint8_t* point_types, gd_run_stats* stats, gd_error* err) {
   return guarded(err, [&] {
     check_params(params);
-    const int64_t npoints = check_point_rows(x, y, row_kind, nrows);
+    const int64_t npoints = check_point_rows(x, y, row_kind, nrows, *params);
     if (nrows > 0 && !cluster_ids) invalid("cluster_ids is NULL");
     gd_run_stats st;
     std::memset(&st, 0, sizeof st);
@@ -102,12 +102,19 @@ gd_status gd_cluster_points_typed(const double* x, const double* y, const uint8_
     } else {
       auto t0 = std::chrono::steady_clock::now();
       CompactPoints pts(x, y, row_kind, nrows, npoints);
-      std::vector<uint32_t> rep(npoints);
       std::vector<uint8_t> core;
       gd::CancelToken cancel(*params);
       // The GPU back end gives no core flags: point types are the CPU's.
-      if (params->backend == GD_BACKEND_GPU && !point_types) {
-        gd::gpu_cluster(pts.view(), *params, cancel, rep.data(), st);
+      const bool gpu = params->backend == GD_BACKEND_GPU && !point_types;
+      // Its representatives are ranks, which are the ids when every row is a
+      // point (assign_ids would copy them unchanged, kNoise being GD_NOISE):
+      // they are then copied from the device straight into cluster_ids.
+      const bool ids_direct = gpu && npoints == nrows;
+      static_assert(sizeof(uint32_t) == sizeof(int32_t), "ids and ranks share a layout");
+      std::vector<uint32_t> rep(ids_direct ? 0 : npoints);
+      uint32_t* rep_out = ids_direct ? reinterpret_cast<uint32_t*>(cluster_ids) : rep.data();
+      if (gpu) {
+        gd::gpu_cluster(pts.view(), *params, cancel, rep_out, st);
       } else {
         if (point_types) core.resize(npoints);
         gd::cpu_cluster(pts.view(), *params, cancel, rep.data(), st,
@@ -116,7 +123,7 @@ gd_status gd_cluster_points_typed(const double* x, const double* y, const uint8_
       pts.release();
 
       auto tl = std::chrono::steady_clock::now();
-      gd::assign_ids(row_kind, nrows, rep.data(), minpoints, cluster_ids);
+      if (!ids_direct) gd::assign_ids(row_kind, nrows, rep.data(), minpoints, cluster_ids);
       st.t_label += seconds_since(tl);
       if (point_types)
         fill_point_types(row_kind, nrows, core.empty() ? nullptr : core.data(), cluster_ids,

@@ -34,14 +34,6 @@ void MemoryBudget::acquire(size_t bytes, const char* what) {
   if (used_ > peak_) peak_ = used_;
 }
 
-pinned_buffer::pinned_buffer(size_t bytes, unsigned flags) {
-  CUDA_TRY(cudaHostAlloc(&ptr_, bytes, flags));
-}
-
-pinned_buffer::~pinned_buffer() {
-  if (ptr_ != nullptr) (void)cudaFreeHost(ptr_);
-}
-
 Stream::Stream() { CUDA_TRY(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
 Stream::~Stream() {
   if (s_ != nullptr) (void)cudaStreamDestroy(s_);

@@ -113,21 +113,6 @@ class device_buffer {
   MemoryBudget* budget_ = nullptr;
 };
 
-// Pinned (page-locked) host memory, for staging copies and the cancel flag.
-// Freed only after the caller has synchronised the streams that used it.
-class pinned_buffer {
- public:
-  pinned_buffer() = default;
-  pinned_buffer(size_t bytes, unsigned flags);
-  pinned_buffer(const pinned_buffer&) = delete;
-  pinned_buffer& operator=(const pinned_buffer&) = delete;
-  ~pinned_buffer();
-  void* data() const { return ptr_; }
-
- private:
-  void* ptr_ = nullptr;
-};
-
 class Stream {
  public:
   Stream();

@@ -22,12 +22,13 @@ struct Options {
   // At most this many points per batch; 0 = no cap.  Tests use it to force
   // many batches.
   uint32_t max_batch_points = 0;
-  // Points per upload chunk through the pinned staging buffers; 0 = automatic.
+  // Points per staged piece of a transfer; 0 = automatic.  Non-zero sends
+  // even small sets through the lanes (tests).
   uint32_t chunk_points = 0;
-  // Host <-> device copies: 0 = plain copies from and to the caller's
-  // pageable memory (default: fastest measured, see transfer.cu); 1 = pinned
-  // staging, host copies split over up to 4 threads; 2 = pinned staging, one
-  // host thread.
+  // Host <-> device copies (transfer.cu): 0 = through the process's pinned
+  // lanes, one host thread per lane (default: bus speed, see BENCHMARKS.md);
+  // 1 = plain copies from and to the caller's pageable memory; 2 = the lanes,
+  // one host thread.
   int transfer_mode = 0;
   // At most this many points loaded per strip (strips.cu), forcing the strip
   // path even when the whole set fits; 0 = strips only when it does not.

@@ -71,8 +71,10 @@ void cluster_whole(RunContext& ctx, const PointsView& pts, const gd_params& para
   sw.lap();
   TransferPlan plan;
   plan.chunk_points = opts.chunk_points;
-  plan.direct = opts.transfer_mode == 0;
-  plan.copy_threads = opts.transfer_mode == 2 ? 1 : 0;
+  plan.direct = opts.transfer_mode == 1;
+  // the lanes' host threads count as clustering threads (gpu_dbscan.threads)
+  plan.copy_threads =
+      opts.transfer_mode == 2 ? 1 : static_cast<unsigned>(std::max(params.threads, 0));
   upload_points(ctx, pts.x, pts.y, pts.n, plan, &dx, &dy, &bounds);
   stats.t_transfer += sw.lap();
   device_buffer<uint32_t> d_rep = cluster_on_device(ctx, dx.data(), dy.data(), pts.n, bounds,
@@ -272,6 +274,7 @@ void gpu_cluster(const PointsView& pts, const gd_params& params, const CancelTok
     // context (this process's alone, not the device) so that the next run
     // starts from a fresh one.
     if (e.status() == GD_ERR_DEVICE || e.status() == GD_ERR_DEVICE_NOMEM) {
+      cuda::drop_lanes();
       (void)cudaDeviceReset();
       (void)cudaGetLastError();
     }

@@ -214,13 +214,12 @@ struct Bounds {
   double xmin, xmax, ymin, ymax;
 };
 
-// transfer.cu: copies x, y to the device through pinned staging buffers,
-// chunk by chunk on two streams; each chunk's bounds are reduced while the
-// next chunk is copied.  Returns the device copies and the bounds.
+// transfer.cu: copies x, y to the device (through the process's pinned
+// lanes, see there) and reduces their bounds.
 struct TransferPlan {
-  uint32_t chunk_points = 0;  // 0 = automatic
+  uint32_t chunk_points = 0;  // points per staged piece; 0 = automatic
   bool direct = false;        // plain pageable copies, no staging
-  unsigned copy_threads = 0;  // host threads for staging copies; 0 = up to 4
+  unsigned copy_threads = 0;  // most lanes (host threads), at most 8; 0 = the machine's
 };
 void upload_points(RunContext& ctx, const double* x, const double* y, uint32_t n,
                    const TransferPlan& plan, device_buffer<double>* dx, device_buffer<double>* dy,
@@ -230,6 +229,8 @@ Bounds device_bounds(RunContext& ctx, const double* dx, const double* dy, uint32
 // Copies the per-point representatives back.
 void download_reps(RunContext& ctx, const uint32_t* d_rep, uint32_t n, uint32_t* rep,
                    const TransferPlan& plan);
+// Frees the process's lanes (before its context is reset).
+void drop_lanes() noexcept;
 
 // grid.cu: cell keys, sort, cell ranges, boxes, dense flags, neighbourhood
 // rows and the work estimate.  x, y are consumed (released once gathered).

@@ -1,27 +1,34 @@
-// transfer.cu — host <-> device copies.
+// transfer.cu — host <-> device copies at the bus's speed.
 //
-// Two ways (gd::cuda::Options::transfer_mode).  Staged: the points go up in
-// chunks through two pinned staging buffers on two streams; while chunk k+1
-// is copied into its staging buffer (host threads) and across the bus, the
-// bounds of chunk k are reduced on the device (the bounds fix the grid
-// origin, so the cell keys can only be computed once every chunk has arrived,
-// grid.cu), and the results come back the same way.  Direct: plain
-// cudaMemcpyAsync from and to the caller's pageable memory, which the driver
-// stages itself.  Direct is the default because it measured faster on an
-// H200 (test/gpu/transfer_bench.cpp, 2026-11-21): 1.5 vs 5.5 ms for 1M
-// points and 19 vs 32 ms for 10M, the staged path paying for pinning its
-// buffers on every call (nothing is kept between calls: a pinned buffer kept
-// in a PostgreSQL backend would outlive the query and break after a fork).
+// The caller's arrays are pageable (palloc'd in a backend), and a pageable
+// cudaMemcpy is as slow as the one host thread the driver copies with
+// through its own staging.  Large transfers therefore go through lanes: up to
+// kMaxLanes host threads, each with two pinned staging halves and a stream of
+// its own.  Lane t copies its own contiguous share of the points: into half b
+// on the host, then across the bus from half b while it fills half 1-b, so
+// the host copies of all lanes and the DMA overlap.  The ids come back the
+// same way, each lane's share landing once in the caller's array.
+//
+// The lanes (16 MiB of pinned memory, the streams, the events) are made on a
+// process's first large transfer and kept for its life, like its CUDA
+// context: pinning memory costs about as much per call as the copy itself,
+// which is what made the earlier per-call staging slower than plain copies.
+// A PostgreSQL backend never forks, and the postmaster never touches CUDA, so
+// nothing pinned is inherited.  drop_lanes() frees them before the context is
+// reset (gpu_dbscan.cu).  Measured in BENCHMARKS.md (start-up and transfers).
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
+#include <mutex>
 #include <thread>
 #include <vector>
 #include <cub/device/device_reduce.cuh>
 
 #include "grid.cuh"
+#include "parallel.hpp"
 
 namespace gd {
 namespace cuda {
@@ -61,46 +68,177 @@ size_t reduce_temp_bytes(uint32_t items) {
   return bytes;
 }
 
-// Host copies into and out of the staging buffers are the slow end of the
-// transfers (one core moves ~8 GB/s, the bus ~50): large ones are split over
-// a few threads.
-void staged_copy(void* dst, const void* src, size_t bytes, unsigned threads) {
-  constexpr size_t kMinPart = size_t{2} << 20;
-  unsigned hw = std::thread::hardware_concurrency();
-  size_t most = threads != 0 ? threads : 4;
-  unsigned parts = static_cast<unsigned>(std::min<size_t>({most, hw ? hw : 1, bytes / kMinPart}));
-  if (parts <= 1) {
-    std::memcpy(dst, src, bytes);
-    return;
-  }
-  size_t part = (bytes / parts + 63) & ~size_t{63};
-  auto copy = [&](unsigned k) {
-    size_t off = std::min(bytes, k * part);
-    size_t len = std::min(bytes - off, part);
-    std::memcpy(static_cast<char*>(dst) + off, static_cast<const char*>(src) + off, len);
-  };
-  std::vector<std::thread> helpers;
-  unsigned k = 1;
-  try {
-    for (; k < parts; ++k) helpers.emplace_back(copy, k);
-  } catch (...) {
-    for (; k < parts; ++k) copy(k);  // no thread to be had: copy inline
-  }
-  copy(0);
-  for (auto& t : helpers) t.join();
-}
+constexpr unsigned kMaxLanes = 8;
+constexpr size_t kHalfBytes = size_t{1} << 20;  // one staging half; two per lane
+// Below this many bytes a plain copy is as fast: the lanes' threads and
+// events cost more than they save.
+constexpr size_t kLaneMinBytes = size_t{4} << 20;
 
-// Waits for both streams before the staging buffers go away, also when the
-// upload is left by an exception.
-struct StreamsDrained {
-  cudaStream_t a, b;
-  ~StreamsDrained() {
-    (void)cudaStreamSynchronize(a);
-    (void)cudaStreamSynchronize(b);
-  }
+struct Lane {
+  char* half[2] = {nullptr, nullptr};
+  cudaStream_t stream = nullptr;
+  cudaEvent_t done[2] = {nullptr, nullptr};  // the last copy from / into each half
 };
 
+// The process's lanes, on one device.
+class Lanes {
+ public:
+  explicit Lanes(int device) : device_(device) {
+    try {
+      CUDA_TRY(cudaHostAlloc(reinterpret_cast<void**>(&block_), kMaxLanes * 2 * kHalfBytes,
+                             cudaHostAllocDefault));
+      for (unsigned t = 0; t < kMaxLanes; ++t) {
+        Lane& l = lane_[t];
+        l.half[0] = block_ + (2 * t) * kHalfBytes;
+        l.half[1] = block_ + (2 * t + 1) * kHalfBytes;
+        CUDA_TRY(cudaStreamCreateWithFlags(&l.stream, cudaStreamNonBlocking));
+        for (auto& e : l.done) CUDA_TRY(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+      }
+    } catch (...) {
+      release();
+      throw;
+    }
+  }
+  Lanes(const Lanes&) = delete;
+  Lanes& operator=(const Lanes&) = delete;
+  ~Lanes() { release(); }
+  int device() const { return device_; }
+  Lane& operator[](unsigned t) { return lane_[t]; }
+
+ private:
+  void release() noexcept {
+    for (auto& l : lane_) {
+      if (l.stream != nullptr) (void)cudaStreamSynchronize(l.stream);
+      for (auto& e : l.done)
+        if (e != nullptr) (void)cudaEventDestroy(e);
+      if (l.stream != nullptr) (void)cudaStreamDestroy(l.stream);
+      l = Lane{};
+    }
+    if (block_ != nullptr) (void)cudaFreeHost(block_);
+    block_ = nullptr;
+    (void)cudaGetLastError();
+  }
+  int device_;
+  char* block_ = nullptr;
+  Lane lane_[kMaxLanes];
+};
+
+std::mutex lanes_mutex;
+std::unique_ptr<Lanes> lanes_of_process;
+
+// The lanes for the current device, made on first use; the caller holds
+// lanes_mutex.
+Lanes& lanes_for(int device) {
+  if (lanes_of_process && lanes_of_process->device() != device) lanes_of_process.reset();
+  if (!lanes_of_process) lanes_of_process.reset(new Lanes(device));
+  return *lanes_of_process;
+}
+
+void sync_event(cudaEvent_t e) { CUDA_TRY(cudaEventSynchronize(e)); }
+
+// One copy job of a lane: bytes from src to dst (one of them on the device).
+struct Span {
+  const char* src;
+  char* dst;
+  size_t bytes;
+};
+
+// Up: each piece is copied into a staging half on the host, then sent from
+// it on the lane's stream; a half is filled again once its last send is done.
+void lane_up(Lane& l, const Span* spans, int nspans, size_t piece, const CancelToken& cancel) {
+  int b = 0;
+  for (int s = 0; s < nspans; ++s) {
+    for (size_t off = 0; off < spans[s].bytes; off += piece) {
+      size_t len = std::min(piece, spans[s].bytes - off);
+      cancel.throw_if_requested();
+      sync_event(l.done[b]);
+      std::memcpy(l.half[b], spans[s].src + off, len);
+      CUDA_TRY(cudaMemcpyAsync(spans[s].dst + off, l.half[b], len, cudaMemcpyHostToDevice,
+                               l.stream));
+      CUDA_TRY(cudaEventRecord(l.done[b], l.stream));
+      b ^= 1;
+    }
+  }
+}
+
+// Down: piece k+1 crosses the bus into one half while piece k is copied out
+// of the other into the caller's array.
+void lane_down(Lane& l, const Span& span, size_t piece, const CancelToken& cancel) {
+  size_t npieces = (span.bytes + piece - 1) / piece;
+  auto enqueue = [&](size_t k) {
+    size_t off = k * piece;
+    size_t len = std::min(piece, span.bytes - off);
+    CUDA_TRY(cudaMemcpyAsync(l.half[k & 1], span.src + off, len, cudaMemcpyDeviceToHost,
+                             l.stream));
+    CUDA_TRY(cudaEventRecord(l.done[k & 1], l.stream));
+  };
+  if (npieces > 0) enqueue(0);
+  for (size_t k = 0; k < npieces; ++k) {
+    if (k + 1 < npieces) enqueue(k + 1);
+    cancel.throw_if_requested();
+    sync_event(l.done[k & 1]);
+    size_t off = k * piece;
+    std::memcpy(span.dst + off, l.half[k & 1], std::min(piece, span.bytes - off));
+  }
+}
+
+unsigned lane_count(const TransferPlan& plan, size_t bytes) {
+  unsigned want = plan.copy_threads != 0 ? plan.copy_threads
+                                         : static_cast<unsigned>(hardware_threads());
+  size_t useful = std::max<size_t>(1, bytes / kLaneMinBytes);
+  return static_cast<unsigned>(std::min<size_t>({want, kMaxLanes, useful}));
+}
+
+size_t piece_bytes(const TransferPlan& plan, size_t unit) {
+  if (plan.chunk_points == 0) return kHalfBytes;
+  return std::max<size_t>(unit, std::min(kHalfBytes, size_t{plan.chunk_points} * unit));
+}
+
+// Runs fn(lane, t) on `count` lanes, lane t on thread t; the lanes' streams
+// first wait for `after` (work queued on the main stream), and the main
+// stream then waits for theirs.
+template <class F>
+void on_lanes(RunContext& ctx, unsigned count, F&& fn) {
+  std::lock_guard<std::mutex> hold(lanes_mutex);
+  int device = 0;
+  CUDA_TRY(cudaGetDevice(&device));
+  Lanes& lanes = lanes_for(device);
+  Event ready;
+  CUDA_TRY(cudaEventRecord(ready, ctx.stream()));
+  for (unsigned t = 0; t < count; ++t) CUDA_TRY(cudaStreamWaitEvent(lanes[t].stream, ready, 0));
+  // Every lane's stream is joined back into the main stream, also when a lane
+  // failed, so that the run's buffers are freed only after the copies.
+  struct Join {
+    cudaStream_t main;
+    Lanes& lanes;
+    unsigned count;
+    ~Join() {
+      for (unsigned t = 0; t < count; ++t) {
+        cudaEvent_t e;
+        if (cudaEventCreateWithFlags(&e, cudaEventDisableTiming) != cudaSuccess) continue;
+        if (cudaEventRecord(e, lanes[t].stream) == cudaSuccess) (void)cudaStreamWaitEvent(main, e, 0);
+        (void)cudaEventDestroy(e);
+      }
+    }
+  } join{ctx.stream(), lanes, count};
+  ThreadTeam team(static_cast<int>(count), ctx.cancel());
+  team.run([&](int t) {
+    CUDA_TRY(cudaSetDevice(device));  // a fresh thread starts on device 0
+    fn(lanes[static_cast<unsigned>(t)], static_cast<unsigned>(t), count);
+  });
+}
+
+// [begin, end) of n items for lane t of count.
+uint64_t share(uint64_t n, unsigned t, unsigned count) {
+  return static_cast<uint64_t>((static_cast<unsigned __int128>(n) * t) / count);
+}
+
 }  // namespace
+
+void drop_lanes() noexcept {
+  std::lock_guard<std::mutex> hold(lanes_mutex);
+  lanes_of_process.reset();
+}
 
 Bounds device_bounds(RunContext& ctx, const double* dx, const double* dy, uint32_t n) {
   auto temp = ctx.alloc<uint8_t>(std::max<size_t>(reduce_temp_bytes(n), 1), "bounds reduction");
@@ -117,105 +255,43 @@ Bounds device_bounds(RunContext& ctx, const double* dx, const double* dy, uint32
 void upload_points(RunContext& ctx, const double* x, const double* y, uint32_t n,
                    const TransferPlan& plan, device_buffer<double>* dx, device_buffer<double>* dy,
                    Bounds* bounds) {
-  uint32_t chunk_points = plan.chunk_points;
   *dx = ctx.alloc<double>(n, "point x coordinates");
   *dy = ctx.alloc<double>(n, "point y coordinates");
-  if ((n <= (1u << 16) && chunk_points == 0) || plan.direct) {
-    // Small inputs: pinning costs more than it saves.
-    CUDA_TRY(cudaMemcpyAsync(dx->data(), x, sizeof(double) * n, cudaMemcpyHostToDevice,
-                             ctx.stream()));
-    CUDA_TRY(cudaMemcpyAsync(dy->data(), y, sizeof(double) * n, cudaMemcpyHostToDevice,
-                             ctx.stream()));
-    *bounds = device_bounds(ctx, dx->data(), dy->data(), n);
-    return;
+  size_t bytes = sizeof(double) * n;
+  if (plan.direct || (bytes * 2 < kLaneMinBytes && plan.chunk_points == 0)) {
+    CUDA_TRY(cudaMemcpyAsync(dx->data(), x, bytes, cudaMemcpyHostToDevice, ctx.stream()));
+    CUDA_TRY(cudaMemcpyAsync(dy->data(), y, bytes, cudaMemcpyHostToDevice, ctx.stream()));
+  } else {
+    size_t piece = piece_bytes(plan, sizeof(double));
+    double* to_x = dx->data();
+    double* to_y = dy->data();
+    on_lanes(ctx, lane_count(plan, 2 * bytes), [&](Lane& l, unsigned t, unsigned count) {
+      uint64_t a = share(n, t, count), e = share(n, t + 1, count);
+      size_t len = sizeof(double) * (e - a);
+      Span spans[2] = {{reinterpret_cast<const char*>(x + a), reinterpret_cast<char*>(to_x + a), len},
+                       {reinterpret_cast<const char*>(y + a), reinterpret_cast<char*>(to_y + a), len}};
+      lane_up(l, spans, 2, piece, ctx.cancel());
+    });
   }
-
-  uint32_t chunk = chunk_points;
-  if (chunk == 0) chunk = std::min<uint32_t>(std::max<uint32_t>(n / 4, 1u << 16), 1u << 20);
-  chunk = std::min(chunk, n);
-  uint32_t nchunks = static_cast<uint32_t>((static_cast<uint64_t>(n) + chunk - 1) / chunk);
-
-  cudaStream_t streams[2] = {ctx.stream(), ctx.side_stream()};
-  size_t tbytes = std::max<size_t>(reduce_temp_bytes(chunk), 1);
-  device_buffer<uint8_t> temp[2] = {ctx.alloc<uint8_t>(tbytes, "bounds reduction"),
-                                    ctx.alloc<uint8_t>(tbytes, "bounds reduction")};
-  auto partial = ctx.alloc<Bounds>(nchunks, "chunk bounds");
-  auto total = ctx.alloc<Bounds>(1, "bounds");
-  size_t fbytes = std::max<size_t>(reduce_temp_bytes(nchunks), 1);
-  auto ftemp = ctx.alloc<uint8_t>(fbytes, "bounds reduction");
-  pinned_buffer stage0(sizeof(double) * 2 * chunk, cudaHostAllocDefault);
-  pinned_buffer stage1(sizeof(double) * 2 * chunk, cudaHostAllocDefault);
-  double* stage[2] = {static_cast<double*>(stage0.data()), static_cast<double*>(stage1.data())};
-  StreamsDrained drained{streams[0], streams[1]};
-
-  // The side stream must see the allocations made on the main stream.
-  Event allocated;
-  CUDA_TRY(cudaEventRecord(allocated, streams[0]));
-  CUDA_TRY(cudaStreamWaitEvent(streams[1], allocated, 0));
-
-  for (uint32_t k = 0; k < nchunks; ++k) {
-    int b = k & 1;
-    uint64_t off = static_cast<uint64_t>(k) * chunk;
-    uint32_t cnt = static_cast<uint32_t>(std::min<uint64_t>(chunk, n - off));
-    if (k >= 2) ctx.wait(streams[b]);  // staging buffer b is free again
-    else ctx.check_cancel();
-    staged_copy(stage[b], x + off, sizeof(double) * cnt, plan.copy_threads);
-    staged_copy(stage[b] + chunk, y + off, sizeof(double) * cnt, plan.copy_threads);
-    CUDA_TRY(cudaMemcpyAsync(dx->data() + off, stage[b], sizeof(double) * cnt,
-                             cudaMemcpyHostToDevice, streams[b]));
-    CUDA_TRY(cudaMemcpyAsync(dy->data() + off, stage[b] + chunk, sizeof(double) * cnt,
-                             cudaMemcpyHostToDevice, streams[b]));
-    size_t bytes = temp[b].size();
-    CUDA_TRY(cub::DeviceReduce::Reduce(temp[b].data(), bytes, bounds_iter(dx->data(), dy->data(), off),
-                                       partial.data() + k, cnt, MergeBounds{}, kEmptyBounds,
-                                       streams[b]));
-  }
-  Event side_done;
-  CUDA_TRY(cudaEventRecord(side_done, streams[1]));
-  CUDA_TRY(cudaStreamWaitEvent(streams[0], side_done, 0));
-  CUDA_TRY(cub::DeviceReduce::Reduce(ftemp.data(), fbytes, partial.data(), total.data(), nchunks,
-                                     MergeBounds{}, kEmptyBounds, streams[0]));
-  Bounds out;
-  CUDA_TRY(cudaMemcpyAsync(&out, total.data(), sizeof out, cudaMemcpyDeviceToHost, streams[0]));
-  ctx.wait();
-  *bounds = out;
+  *bounds = device_bounds(ctx, dx->data(), dy->data(), n);
 }
 
-// The representatives come back through two pinned buffers: while chunk k is
-// copied out of its buffer on the host, chunk k+1 crosses the bus.
 void download_reps(RunContext& ctx, const uint32_t* d_rep, uint32_t n, uint32_t* rep,
                    const TransferPlan& plan) {
-  if (n <= (1u << 18) || plan.direct) {
-    CUDA_TRY(cudaMemcpyAsync(rep, d_rep, sizeof(uint32_t) * n, cudaMemcpyDeviceToHost,
-                             ctx.stream()));
+  size_t bytes = sizeof(uint32_t) * n;
+  if (plan.direct || (bytes < kLaneMinBytes && plan.chunk_points == 0)) {
+    CUDA_TRY(cudaMemcpyAsync(rep, d_rep, bytes, cudaMemcpyDeviceToHost, ctx.stream()));
     ctx.wait();
     return;
   }
-  uint32_t chunk = std::min<uint32_t>(std::max<uint32_t>(n / 4, 1u << 18), 1u << 21);
-  uint32_t nchunks = static_cast<uint32_t>((static_cast<uint64_t>(n) + chunk - 1) / chunk);
-  cudaStream_t streams[2] = {ctx.stream(), ctx.side_stream()};
-  pinned_buffer stage0(sizeof(uint32_t) * chunk, cudaHostAllocDefault);
-  pinned_buffer stage1(sizeof(uint32_t) * chunk, cudaHostAllocDefault);
-  uint32_t* stage[2] = {static_cast<uint32_t*>(stage0.data()),
-                        static_cast<uint32_t*>(stage1.data())};
-  StreamsDrained drained{streams[0], streams[1]};
-  Event ready;
-  CUDA_TRY(cudaEventRecord(ready, streams[0]));  // d_rep is complete on the main stream
-  CUDA_TRY(cudaStreamWaitEvent(streams[1], ready, 0));
-  auto enqueue = [&](uint32_t k) {
-    uint64_t off = static_cast<uint64_t>(k) * chunk;
-    uint32_t cnt = static_cast<uint32_t>(std::min<uint64_t>(chunk, n - off));
-    CUDA_TRY(cudaMemcpyAsync(stage[k & 1], d_rep + off, sizeof(uint32_t) * cnt,
-                             cudaMemcpyDeviceToHost, streams[k & 1]));
-  };
-  enqueue(0);
-  for (uint32_t k = 0; k < nchunks; ++k) {
-    if (k + 1 < nchunks) enqueue(k + 1);
-    ctx.wait(streams[k & 1]);
-    uint64_t off = static_cast<uint64_t>(k) * chunk;
-    uint32_t cnt = static_cast<uint32_t>(std::min<uint64_t>(chunk, n - off));
-    staged_copy(rep + off, stage[k & 1], sizeof(uint32_t) * cnt, plan.copy_threads);
-  }
+  size_t piece = piece_bytes(plan, sizeof(uint32_t));
+  on_lanes(ctx, lane_count(plan, bytes), [&](Lane& l, unsigned t, unsigned count) {
+    uint64_t a = share(n, t, count), e = share(n, t + 1, count);
+    Span span{reinterpret_cast<const char*>(d_rep + a), reinterpret_cast<char*>(rep + a),
+              sizeof(uint32_t) * (e - a)};
+    lane_down(l, span, piece, ctx.cancel());
+  });
+  ctx.wait();
 }
 
 }  // namespace cuda

@@ -11,6 +11,7 @@
 
 #include "core_call.h"
 #include "gpu_slots.h"
+#include "gpu_worker.h"
 #include "guc.h"
 #include "last_run.h"
 #include "memory_budget.h"
@@ -70,7 +71,11 @@ static bool
 gpu_available(void)
 {
 	static TimestampTz checked_at;
+	bool		usable;
 
+	/* The GPU worker's answer, when it serves this backend: no CUDA here. */
+	if (gd_gpu_worker_active(gd_device, &usable, gpu_why, sizeof(gpu_why)))
+		return usable;
 	if (gpu_known_device != gd_device ||
 		(!gpu_usable && TimestampDifferenceExceeds(checked_at, GetCurrentTimestamp(),
 												   GPU_RECHECK_MS)))
@@ -202,6 +207,17 @@ call_points(const double *x, const double *y, const uint8_t *row_kind, int64_t n
 	fill_params(&params, job->eps, job->minpoints[0], backend);
 	memset(stats, 0, sizeof(*stats));
 	memset(err, 0, sizeof(*err));
+	if (backend == GD_BACKEND_GPU && job->nminpoints == 1 && !job->types)
+	{
+		bool		usable;
+		gd_status	status;
+
+		if (gd_gpu_worker_active(params.device, &usable, err->message, sizeof(err->message)) &&
+			usable &&
+			gd_gpu_worker_cluster(x, y, row_kind, nrows, &params, job->ids, stats, err, &status))
+			return status;
+		memset(err, 0, sizeof(*err));
+	}
 	if (job->nminpoints != 1)
 		return gd_cluster_points_sweep(x, y, row_kind, nrows, &params, job->minpoints,
 									   job->nminpoints, job->ids, stats, err);

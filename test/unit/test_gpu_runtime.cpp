@@ -35,15 +35,18 @@ TEST(GpuBatches, ManyBatchesSameLabels) {
     EXPECT_EQ(first_difference(b.ids, want), -1) << "many batches, minpoints " << m;
     gd::cuda::Options tiny;
     tiny.work_per_batch = 1;  // one batch per warp of points
-    tiny.transfer_mode = 1;    // through the pinned staging buffers,
-    tiny.chunk_points = 4096;  // in many chunks
+    tiny.chunk_points = 4096;  // through the pinned lanes in many small pieces
     GpuResult c = gpu_run(r, 1.5, m, tiny);
     EXPECT_GE(c.stats.batches, 9000);
     EXPECT_EQ(first_difference(c.ids, want), -1) << "a batch per warp, minpoints " << m;
     gd::cuda::Options staged;
-    staged.transfer_mode = 2;  // staged, one copy thread, automatic chunks
+    staged.transfer_mode = 2;  // the lanes, one host thread, automatic pieces
     GpuResult d = gpu_run(r, 1.5, m, staged);
     EXPECT_EQ(first_difference(d.ids, want), -1) << "staged transfers, minpoints " << m;
+    gd::cuda::Options direct;
+    direct.transfer_mode = 1;  // plain pageable copies
+    GpuResult e = gpu_run(r, 1.5, m, direct);
+    EXPECT_EQ(first_difference(e.ids, want), -1) << "direct transfers, minpoints " << m;
   }
 }
 

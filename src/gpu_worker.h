@@ -1,0 +1,41 @@
+/*
+ * gpu_worker.h — the GPU worker: a background worker that owns the CUDA
+ * context, so that no backend pays for starting CUDA (gpu_worker.c).
+ *
+ * Include after gd_core.h and before postgres.h, as core_bridge.h.
+ */
+#ifndef GPU_DBSCAN_GPU_WORKER_H
+#define GPU_DBSCAN_GPU_WORKER_H
+
+/*
+ * When the module is being preloaded (shared_preload_libraries): defines
+ * gpu_dbscan.gpu_worker and, when it is on, registers the worker and its
+ * shared memory.  Otherwise nothing.  Called from _PG_init; never touches
+ * CUDA.
+ */
+extern void gd_gpu_worker_init(void);
+
+/*
+ * Whether this backend hands its GPU runs to the worker: the module was
+ * preloaded with gpu_dbscan.gpu_worker on, and the worker has started and
+ * answered whether device `device` is usable (waits for that answer a few
+ * seconds after a server start).  When it returns true, *usable says
+ * whether the GPU can be used and why not in why (size whylen).
+ */
+extern bool gd_gpu_worker_active(int device, bool *usable, char *why, size_t whylen);
+
+/*
+ * Clusters the rows on the worker's GPU, as gd_cluster_points does (params
+ * as filled for the in-process call; its callbacks are not used: cancels
+ * are this backend's interrupts, passed on to the worker).  Returns false,
+ * having done nothing, when the worker cannot take the job (no free request
+ * slot, no shared memory for the points): the caller runs it in-process.
+ * Otherwise *status is the run's: GD_ERR_DEVICE with a message when the
+ * worker stopped during the run.  Cancels raise their error here once the
+ * request is withdrawn.
+ */
+extern bool gd_gpu_worker_cluster(const double *x, const double *y, const uint8_t *row_kind,
+								  int64_t nrows, const gd_params *params, int32_t *cluster_ids,
+								  gd_run_stats *stats, gd_error *err, gd_status *status);
+
+#endif							/* GPU_DBSCAN_GPU_WORKER_H */

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# startup_sql.sh — the first gpu_dbscan query of fresh sessions against the
+# next ones, in the database (issue 9 item 3); run by test/gpu/run, stage
+# "startup", on a server where gpu_dbscan is installed (PG* variables set).
+#
+# A 1M-point uniform table (density 1, as db_bench's), then GD_SESSIONS fresh
+# sessions per back end, interleaved; each runs the query three times and
+# prints psql's time of each and gpu_dbscan_last_run() after the first two.
+set -uo pipefail
+SESSIONS=${GD_SESSIONS:-3}
+DB=${GD_STARTUP_DB:-gd_startup}
+Q="SELECT max(c) FROM (SELECT gpu_dbscan(geom, 1, 10) OVER () c FROM t1m) s"
+L="SELECT backend, points, round(transfer_ms::numeric, 1) xfer, round(sort_ms::numeric, 1) sort, round(total_ms::numeric, 1) core_total FROM gpu_dbscan_last_run()"
+
+psql -XAtc "SELECT 1 FROM pg_database WHERE datname = '$DB'" | grep -q 1 || createdb "$DB"
+psql -X -q -d "$DB" <<SQL >/dev/null
+CREATE EXTENSION IF NOT EXISTS postgis;
+DROP EXTENSION IF EXISTS gpu_dbscan;
+CREATE EXTENSION gpu_dbscan;
+SELECT setseed(0.42);
+CREATE UNLOGGED TABLE IF NOT EXISTS t1m AS
+  SELECT i AS id, ST_MakePoint(random() * 1000, random() * 1000) AS geom
+  FROM generate_series(0, 999999) AS i;
+VACUUM ANALYZE t1m;
+SQL
+psql -XAtd "$DB" -c "SELECT count(*) FROM t1m" | sed 's/^/rows: /'
+# The table read once, so that every session finds it in the page cache.
+psql -XAtd "$DB" -c "SET gpu_dbscan.backend = cpu" -c "$Q" >/dev/null
+
+session() {  # session BACKEND: one fresh connection, the query three times
+	psql -X -d "$DB" -v ON_ERROR_STOP=1 <<SQL 2>&1
+SET jit = off;
+SET max_parallel_workers_per_gather = 0;
+SET work_mem = '256MB';
+SET gpu_dbscan.backend = $1;
+\timing on
+$Q;
+$L;
+$Q;
+$L;
+$Q;
+SQL
+}
+for i in $(seq 1 "$SESSIONS"); do
+	for b in cpu gpu; do
+		echo "== session $i backend=$b"
+		session "$b" | grep -E '^Time:|^ (cpu|gpu) |ERROR'
+	done
+done | tee /tmp/startup_sql.raw
+# first, second, third query times (ms) per session; the first minus the second.
+awk '/^== session/ { b = $4; k = 0; next }
+     /^Time:/ { t = $2; k++; if (k == 1 || k == 3 || k == 5) { q = (k + 1) / 2; v[b, ++n[b, q], q] = t } }
+     END {
+       for (bi = 1; bi <= 2; bi++) {
+         b = (bi == 1 ? "backend=cpu" : "backend=gpu");
+         for (s = 1; s <= n[b, 1]; s++)
+           printf "%s session %d: first %.1f ms, second %.1f ms, third %.1f ms, first - second %.1f ms\n",
+             b, s, v[b, s, 1], v[b, s, 2], v[b, s, 3], v[b, s, 1] - v[b, s, 2]
+       }
+     }' /tmp/startup_sql.raw
