@@ -297,3 +297,13 @@ LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 
 COMMENT ON FUNCTION gpu_dbscan_progress() IS
 'A row per session clustering now (a partition of more than 64 rows, or an aggregate''s rows): function, phase, rows read of the partition''s rows, partitions done in the transaction, time in the partition and the phase, step of steps of a run split into steps (strips on the GPU); other roles'' sessions only for members of pg_read_all_stats';
+
+-- ---- Several GPUs (gpu_dbscan.devices): where the last run went.
+
+CREATE FUNCTION gpu_dbscan_last_run_devices()
+RETURNS int[]
+AS 'MODULE_PATHNAME', 'gpu_dbscan_last_run_devices'
+LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION gpu_dbscan_last_run_devices() IS
+'GPU device ordinals this session''s last gpu_dbscan partition ran on: one device, or every entry of gpu_dbscan.devices in order for a partition split over them; NULL for a CPU run and before the first';

@@ -62,10 +62,10 @@ static int set_device(int device) {
   return device;
 }
 
-RunContext::RunContext(int device, size_t budget_bytes, const CancelToken& cancel)
+RunContext::RunContext(int device, size_t budget_bytes, const CancelToken& cancel, unsigned share)
     : device_(set_device(device)),
       cancel_(cancel),
-      budget_(budget_bytes != 0 ? budget_bytes : default_budget(device)),
+      budget_((budget_bytes != 0 ? budget_bytes : default_budget(device)) / (share ? share : 1)),
       flag_(sizeof(int), cudaHostAllocDefault) {
   *static_cast<int*>(flag_.data()) = 1;
   void* dev = nullptr;

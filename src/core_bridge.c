@@ -11,6 +11,8 @@
 #include "access/htup_details.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "catalog/pg_type.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 
@@ -29,9 +31,14 @@ typedef struct LastRun
 	int64		rows;
 	gd_run_stats stats;
 	double		slot_wait_ms;	/* waiting for a GPU slot (gpu_slots.c) */
+	int			ndevices;		/* GPU devices it ran on (0: the CPU) */
+	int			devices[GD_MAX_DEVICES];
 } LastRun;
 
 static LastRun last_run;
+
+/* The device a one-device GPU run of this call uses (fill_params). */
+static int	run_device;
 
 /* GPU availability, asked once per backend process and device. */
 static int	gpu_known_device = -1;
@@ -61,6 +68,11 @@ raise_core_error(const gd_error *err)
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("%s", err->message)));
 			break;
+		case GD_ERR_NO_DEVICE:
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("gpu_dbscan: %s", err->message)));
+			break;
 		case GD_ERR_NOMEM:
 		case GD_ERR_DEVICE_NOMEM:
 			ereport(ERROR,
@@ -77,6 +89,42 @@ raise_core_error(const gd_error *err)
 }
 
 /*
+ * The device whose availability decides whether the GPU is used: the first
+ * of gpu_dbscan.devices, or gpu_dbscan.device without a list.  The others
+ * are checked when a run starts (a missing one is a device failure then).
+ */
+static int
+first_device(void)
+{
+	if (gd_devices->count == 0)
+		return gd_device;
+	return gd_devices->count == GD_DEVICES_ALL ? 0 : gd_devices->ordinals[0];
+}
+
+/*
+ * The device of a one-device GPU run.  With a device list, the session's GPU
+ * slot picks one (slot n: the list's entry (n - 1) mod its length; the
+ * process id when there is no cap), so that concurrent sessions, and the
+ * partitions they cluster, spread over the GPUs.
+ */
+static int
+pick_run_device(void)
+{
+	int			n;
+	int			slot;
+	int			k;
+
+	if (gd_devices->count == 0)
+		return gd_device;
+	n = gd_devices->count == GD_DEVICES_ALL ? gd_gpu_device_count() : gd_devices->count;
+	if (n <= 0)
+		return first_device();
+	slot = gd_gpu_slot_held();
+	k = (slot > 0 ? slot - 1 : MyProcPid) % n;
+	return gd_devices->count == GD_DEVICES_ALL ? k : gd_devices->ordinals[k];
+}
+
+/*
  * Whether the configured GPU can be used.  A yes is cached per device for the
  * life of the backend; a no is asked again after GPU_RECHECK_MS, since it may
  * have come from a passing state (another process holding the whole card).
@@ -87,17 +135,18 @@ static bool
 gpu_available(void)
 {
 	static TimestampTz checked_at;
+	int			device = first_device();
 
-	if (gpu_known_device != gd_device ||
+	if (gpu_known_device != device ||
 		(!gpu_usable && TimestampDifferenceExceeds(checked_at, GetCurrentTimestamp(),
 												   GPU_RECHECK_MS)))
 	{
 		gd_error	why;
 
 		memset(&why, 0, sizeof(why));
-		gpu_usable = gd_gpu_available(gd_device, &why) != 0;
+		gpu_usable = gd_gpu_available(device, &why) != 0;
 		strlcpy(gpu_why, why.message, sizeof(gpu_why));
-		gpu_known_device = gd_device;
+		gpu_known_device = device;
 		checked_at = GetCurrentTimestamp();
 	}
 	return gpu_usable;
@@ -113,8 +162,12 @@ fill_params(gd_params *params, double eps, int64_t minpoints, gd_backend backend
 	params->minpoints = minpoints;
 	params->backend = backend;
 	params->threads = gd_effective_threads;
-	params->device = gd_device;
+	params->device = backend == GD_BACKEND_GPU ? pick_run_device() : gd_device;
 	params->device_memory_budget = (size_t) gd_device_memory_budget_mb * 1024 * 1024;
+	params->devices = gd_devices->ordinals;
+	params->ndevices = gd_devices->count;
+	params->split_min_points = gd_multi_gpu_min_rows;
+	run_device = params->device;
 	params->should_cancel = should_cancel;
 	params->cancel_arg = NULL;
 	params->report_step = gd_progress_step;
@@ -195,6 +248,29 @@ retry_on_cpu(gd_status status, gd_backend backend, const gd_error *err)
 			(errmsg("gpu_dbscan: the GPU run failed, clustering on the CPU instead"),
 			 errdetail("%s", err->message)));
 	return true;
+}
+
+/*
+ * The devices of the last run, for gpu_dbscan_last_run_devices(): none on
+ * the CPU, the list of a split (stats->devices > 1: every entry of
+ * gpu_dbscan.devices, or 0..n-1 for all), else the one device it ran on.
+ */
+static void
+record_devices(const gd_run_stats *stats)
+{
+	last_run.ndevices = 0;
+	if (stats->backend != GD_BACKEND_GPU)
+		return;
+	if (stats->devices > 1)
+	{
+		last_run.ndevices = Min(stats->devices, GD_MAX_DEVICES);
+		for (int k = 0; k < last_run.ndevices; k++)
+			last_run.devices[k] = gd_devices->count == GD_DEVICES_ALL ? k :
+				gd_devices->ordinals[k];
+		return;
+	}
+	last_run.ndevices = 1;
+	last_run.devices[0] = run_device;
 }
 
 /* The points of a partition: x and y, or coords with dims per row. */
@@ -282,6 +358,7 @@ cluster_points_job(const PointsInput *in, const uint8_t *row_kind, int64_t nrows
 	last_run.slot_wait_ms = waited;
 	if (last_run.stats.points == 0)
 		last_run.stats.points = npoints;
+	record_devices(&stats);
 }
 
 /* Clusters a partition of points for one minpoints value. */
@@ -473,6 +550,27 @@ bridge_inscy(const double *rows, int64_t n, int d, const gd_inscy_params *inscy,
 	last_run.rows = n;
 	last_run.stats = stats;
 	last_run.slot_wait_ms = waited;
+	record_devices(&stats);
+}
+
+PG_FUNCTION_INFO_V1(gpu_dbscan_last_run_devices);
+
+/*
+ * gpu_dbscan_last_run_devices(): the GPU device ordinals this session's last
+ * clustering ran on, in the order of gpu_dbscan.devices for a partition
+ * split over several; NULL for a CPU run or before the first.
+ */
+Datum
+gpu_dbscan_last_run_devices(PG_FUNCTION_ARGS)
+{
+	Datum		elems[GD_MAX_DEVICES];
+
+	if (!last_run.valid || last_run.ndevices == 0)
+		PG_RETURN_NULL();
+	for (int k = 0; k < last_run.ndevices; k++)
+		elems[k] = Int32GetDatum(last_run.devices[k]);
+	PG_RETURN_ARRAYTYPE_P(construct_array(elems, last_run.ndevices, INT4OID, sizeof(int32),
+										  true, TYPALIGN_INT));
 }
 
 PG_FUNCTION_INFO_V1(gpu_dbscan_last_run);
