@@ -641,13 +641,26 @@ int devices_report(const Options& o) {
       gd_bench::PointSet ps = gd_bench::make_dataset(name, n, o.seed);
       std::vector<uint8_t> kinds(n, GD_ROW_POINT);
       for (double eps : o.eps) {
+        // (Each result goes to stderr as it comes: a run cut short keeps them.)
         std::fprintf(stderr, "  eps %g one piece ...\n", eps);
         Result whole = time_backend(ps, kinds, eps, o, GD_BACKEND_GPU);
+        std::fprintf(stderr, "  one GPU, gd_cluster_points: %s s (%lld strips) %s\n",
+                     secs(whole).c_str(), static_cast<long long>(whole.stats.strips),
+                     whole.error.c_str());
         std::fprintf(stderr, "  eps %g list ...\n", eps);
         SplitTiming multi = time_split(ps, kinds, eps, o, devs, 0);
+        std::fprintf(stderr, "  list %s: %.3f s, %u strips, strip loop %.3f s, device part max %.3f "
+                     "s (sum %.3f), ids vs one GPU %s %s\n",
+                     list.c_str(), multi.best, multi.info.strips, multi.info.strip_wall_s,
+                     multi.info.device_busy_max_s, multi.info.device_busy_sum_s,
+                     compare_ids(multi.ids, whole.ids).c_str(), multi.error.c_str());
         std::fprintf(stderr, "  eps %g one device, the same strips ...\n", eps);
         SplitTiming one = time_split(ps, kinds, eps, o, {devs.front()},
                                      multi.ran ? multi.info.strip_cap : 0);
+        std::fprintf(stderr, "  one device, same strips: %.3f s, %u strips, strip loop %.3f s, "
+                     "device part %.3f s, ids vs one GPU %s %s\n",
+                     one.best, one.info.strips, one.info.strip_wall_s, one.info.device_busy_sum_s,
+                     compare_ids(one.ids, whole.ids).c_str(), one.error.c_str());
         auto ratio = [](bool ok, double a, double b) {
           return ok && b > 0 ? fmt("%.2fx", a / b) : std::string("—");
         };
