@@ -16,7 +16,7 @@ set -uo pipefail
 OUT=${OUT:-$PWD/multi_gpu_out}
 BUILD=${BUILD:-build-mg}
 STAGES=${STAGES:-unit pg bench}
-FILTER=${FILTER:-DeviceList*:GpuDevices*:GpuStrips*}
+FILTER=${FILTER:-DeviceList*:*GpuDevices*:*GpuStrips*}  # (*: the parameterised Random/...)
 mkdir -p "$OUT"
 export PATH=/usr/local/cuda/bin:$PATH
 t0=$(date +%s)
