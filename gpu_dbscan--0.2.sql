@@ -776,3 +776,13 @@ $proc$;
 
 COMMENT ON PROCEDURE gpu_dbscan_distributed(regclass, float8, int, text, name, name, bigint, boolean) IS
 'Clusters a whole Citus distributed table of points as gpu_dbscan(geom, eps, minpoints) OVER (ORDER BY id) would, into a new distributed table result (id, cluster_id): tiles with ghost copies, clustering per tile on the workers, a merge on the coordinator';
+
+-- ---- Several GPUs (gpu_dbscan.devices): where the last run went.
+
+CREATE FUNCTION gpu_dbscan_last_run_devices()
+RETURNS int[]
+AS 'MODULE_PATHNAME', 'gpu_dbscan_last_run_devices'
+LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION gpu_dbscan_last_run_devices() IS
+'GPU device ordinals this session''s last gpu_dbscan partition ran on: one device, or every entry of gpu_dbscan.devices in order for a partition split over them; NULL for a CPU run and before the first';

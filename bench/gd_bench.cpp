@@ -18,6 +18,11 @@
 // points that do not fit are clustered in strips (cuda/strips.cu), so the GPU
 // column then times the out-of-core path; the resident column is left out.
 //
+// --devices LIST (e.g. 0,1, all, or 0,0 for two logical devices on one GPU):
+// the multi-device split instead (devices_report): each partition split over
+// the list against one device in the same strips and one device in one
+// piece, side by side, with the device part of each.
+//
 // Built with the CUDA back end, it also times "points already on the device":
 // gd::cuda::cluster_device on device-resident x, y (uploaded once, outside the
 // timing), the clustering core without the host<->device copies, its runs back
@@ -64,6 +69,8 @@ struct Options {
   int64_t min_items = 0;       // --min-items: gd_params.min_items_per_thread
   std::vector<int64_t> sweep;  // --sweep: minpoints values (see sweep_report)
   std::vector<int> thread_steps;  // --thread-steps: see threads_report
+  std::vector<int> devices;       // --devices: see devices_report
+  bool devices_all = false;       // --devices all
 };
 
 [[noreturn]] void usage(const char* why) {
@@ -72,7 +79,7 @@ struct Options {
                "usage: gd_bench [--sizes 1M,10M] [--datasets uniform,blobs] [--eps 1,2,5]\n"
                "                [--minpoints 10] [--runs 3] [--threads 0] [--backends cpu,gpu]\n"
                "                [--device 0] [--seed 42] [--budget MB] [--sweep 2,3,...,17]\n"
-               "                [--min-items N] [--thread-steps 1,2,4,8,16]\n",
+               "                [--min-items N] [--thread-steps 1,2,4,8,16] [--devices 0,0|all]\n",
                why);
   std::exit(2);
 }
@@ -141,6 +148,13 @@ Options parse_options(int argc, char** argv) {
       o.min_items = std::atoll(v.c_str());
     } else if (a == "--thread-steps") {
       for (auto& s : split(v)) o.thread_steps.push_back(std::max(1, std::atoi(s.c_str())));
+    } else if (a == "--devices") {
+      int buf[GD_MAX_DEVICES], count = 0;
+      gd_error err{};
+      if (gd_parse_devices(v.c_str(), buf, &count, &err) != GD_OK) usage(err.message);
+      o.devices_all = count == GD_DEVICES_ALL;
+      o.devices.assign(buf, buf + std::max(count, 0));
+      if (!o.devices_all && o.devices.empty()) usage("--devices needs a list or all");
     } else if (a == "--sweep") {
       for (auto& s : split(v)) o.sweep.push_back(std::atoll(s.c_str()));
     } else {
@@ -537,6 +551,160 @@ static int threads_report(const Options& o) {
   return 0;
 }
 
+// ---- several devices (gd_params.devices) ----------------------------------
+//
+// --devices LIST: for each data set, size and eps, from host arrays:
+//   - one GPU in one piece (gd_cluster_points on --device, as the GPU column);
+//   - the list: the partition split into strips over its logical devices
+//     (split_min_points 1, strips sized by the split), one host thread each;
+//   - one device running the same strips one after another (the plan the
+//     split used), so that the two differ only in the spreading.
+// "Device part" is each logical device's copies and device pipeline summed
+// over its strips (gd::cuda::RunInfo): the one device's total against the
+// busiest logical device of the list.  On one GPU named twice the logical
+// devices share its SMs and copy engines: the ratio measures the overlap of
+// two streams, not a speedup of two GPUs.  Ids are compared row for row
+// against the one-piece run.
+#ifdef GD_BENCH_RESIDENT
+namespace {
+
+struct SplitTiming {
+  bool ran = false;
+  std::string error;
+  double best = 0;
+  gd::cuda::RunInfo info;
+  std::vector<int32_t> ids;
+};
+
+SplitTiming time_split(const gd_bench::PointSet& ps, const std::vector<uint8_t>& kinds,
+                       double eps, const Options& o, const std::vector<int>& devs,
+                       uint64_t max_strip_points) {
+  SplitTiming r;
+  gd_params params;
+  gd_params_init(&params);
+  params.eps = eps;
+  params.minpoints = o.minpoints;
+  params.backend = GD_BACKEND_GPU;
+  params.threads = o.threads;
+  params.device = devs.front();
+  params.device_memory_budget = o.budget_mb << 20;
+  params.devices = devs.data();
+  params.ndevices = static_cast<int>(devs.size());
+  params.split_min_points = 1;
+  gd::cuda::Options opts;
+  opts.max_strip_points = max_strip_points;
+  const auto n = static_cast<uint32_t>(ps.x.size());
+  std::vector<uint32_t> rep(n);
+  r.best = std::numeric_limits<double>::infinity();
+  try {
+    gd::CancelToken cancel(params);
+    for (int run = 0; run < o.runs; run++) {
+      gd_run_stats stats{};
+      gd::cuda::RunInfo info;
+      double t0 = now_s();
+      gd::cuda::cluster_host(gd::PointsView{ps.x.data(), ps.y.data(), n}, params, cancel,
+                             rep.data(), stats, opts, &info);
+      double t = now_s() - t0;
+      if (t < r.best) {
+        r.best = t;
+        r.info = info;
+      }
+      if (run == 0) {
+        r.ids.resize(n);
+        gd::assign_ids(kinds.data(), n, rep.data(), o.minpoints, r.ids.data());
+      }
+    }
+    r.ran = true;
+  } catch (const std::exception& e) {
+    r.error = e.what();
+  }
+  return r;
+}
+
+std::string compare_ids(const std::vector<int32_t>& a, const std::vector<int32_t>& b) {
+  if (a.size() != b.size()) return "—";
+  int64_t diff = 0;
+  for (size_t i = 0; i < a.size(); i++) diff += a[i] != b[i];
+  return diff == 0 ? "MATCH" : "DIFF (" + std::to_string(diff) + " rows)";
+}
+
+int devices_report(const Options& o) {
+  std::vector<int> devs = o.devices;
+  if (o.devices_all)
+    for (int d = 0; d < gd_gpu_device_count(); ++d) devs.push_back(d);
+  std::string list;
+  for (int d : devs) list += (list.empty() ? "" : ",") + std::to_string(d);
+  std::printf("\nSeveral devices: the list %s (%zu logical devices on %d visible GPUs) against "
+              "device %d\n\n",
+              list.c_str(), devs.size(), gd_gpu_device_count(), devs.front());
+  std::printf("| data set | points | eps | strips | 1 GPU one piece s | 1 device strips s | list "
+              "strips s | one piece / list | 1-dev strips / list | strip loop 1 dev / list s | "
+              "device part 1 dev / list s | device-part ratio | ids (list, 1-dev strips) vs one "
+              "piece |\n");
+  std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+  std::fflush(stdout);
+  for (const std::string& name : o.datasets) {
+    for (int64_t n : o.sizes) {
+      std::fprintf(stderr, "generating %s %s ...\n", name.c_str(), size_label(n).c_str());
+      gd_bench::PointSet ps = gd_bench::make_dataset(name, n, o.seed);
+      std::vector<uint8_t> kinds(n, GD_ROW_POINT);
+      for (double eps : o.eps) {
+        // (Each result goes to stderr as it comes: a run cut short keeps them.)
+        std::fprintf(stderr, "  eps %g one piece ...\n", eps);
+        Result whole = time_backend(ps, kinds, eps, o, GD_BACKEND_GPU);
+        std::fprintf(stderr, "  one GPU, gd_cluster_points: %s s (%lld strips) %s\n",
+                     secs(whole).c_str(), static_cast<long long>(whole.stats.strips),
+                     whole.error.c_str());
+        std::fprintf(stderr, "  eps %g list ...\n", eps);
+        SplitTiming multi = time_split(ps, kinds, eps, o, devs, 0);
+        std::fprintf(stderr, "  list %s: %.3f s, %u strips, strip loop %.3f s, device part max %.3f "
+                     "s (sum %.3f), ids vs one GPU %s %s\n",
+                     list.c_str(), multi.best, multi.info.strips, multi.info.strip_wall_s,
+                     multi.info.device_busy_max_s, multi.info.device_busy_sum_s,
+                     compare_ids(multi.ids, whole.ids).c_str(), multi.error.c_str());
+        std::fprintf(stderr, "  eps %g one device, the same strips ...\n", eps);
+        SplitTiming one = time_split(ps, kinds, eps, o, {devs.front()},
+                                     multi.ran ? multi.info.strip_cap : 0);
+        std::fprintf(stderr, "  one device, same strips: %.3f s, %u strips, strip loop %.3f s, "
+                     "device part %.3f s, ids vs one GPU %s %s\n",
+                     one.best, one.info.strips, one.info.strip_wall_s, one.info.device_busy_sum_s,
+                     compare_ids(one.ids, whole.ids).c_str(), one.error.c_str());
+        auto ratio = [](bool ok, double a, double b) {
+          return ok && b > 0 ? fmt("%.2fx", a / b) : std::string("—");
+        };
+        bool both = multi.ran && one.ran;
+        std::string ids = compare_ids(multi.ids, whole.ids) + ", " + compare_ids(one.ids, whole.ids);
+        std::printf("| %s | %s | %s | %u | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+                    name.c_str(), size_label(n).c_str(), eps_label(eps).c_str(),
+                    multi.ran ? multi.info.strips : 0, secs(whole).c_str(),
+                    one.ran ? fmt("%.3f", one.best).c_str() : one.error.c_str(),
+                    multi.ran ? fmt("%.3f", multi.best).c_str() : multi.error.c_str(),
+                    ratio(whole.ran && multi.ran, whole.best, multi.best).c_str(),
+                    ratio(both, one.best, multi.best).c_str(),
+                    both ? (fmt("%.3f", one.info.strip_wall_s) + " / " +
+                            fmt("%.3f", multi.info.strip_wall_s)).c_str()
+                         : "—",
+                    both ? (fmt("%.3f", one.info.device_busy_sum_s) + " / " +
+                            fmt("%.3f", multi.info.device_busy_max_s)).c_str()
+                         : "—",
+                    ratio(both, one.info.device_busy_sum_s, multi.info.device_busy_max_s).c_str(),
+                    ids.c_str());
+        std::fflush(stdout);
+        if (!whole.ran) std::printf("\n- one piece: %s\n", whole.error.c_str());
+      }
+    }
+  }
+  std::printf("\nminpoints %lld; wall seconds around the call from host arrays (ids out), best of "
+              "%d; \"strip loop\" is the wall time of the strips' gather, copies, device work "
+              "and merge; \"device part\" is a device's copies and device pipeline summed over "
+              "its strips (the list: its busiest logical device).\n",
+              static_cast<long long>(o.minpoints), o.runs);
+  return 0;
+}
+
+}  // namespace
+#endif
+
 int main(int argc, char** argv) {
   Options o = parse_options(argc, argv);
 
@@ -566,6 +734,12 @@ int main(int argc, char** argv) {
   if (!o.sweep.empty()) return sweep_report(o);
   if (!o.thread_steps.empty()) return threads_report(o);
   if (gpu_ok) warm_up_gpu(o);
+#ifdef GD_BENCH_RESIDENT
+  if (!o.devices.empty() || o.devices_all) {
+    if (!gpu_ok) usage("--devices needs a usable GPU");
+    return devices_report(o);
+  }
+#endif
 
   std::vector<Row> rows;
   for (const std::string& name : o.datasets) {

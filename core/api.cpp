@@ -202,6 +202,14 @@ int gd_gpu_available(int device, gd_error* why) {
 
 int gd_hardware_threads(void) { return gd::hardware_threads(); }
 
+int gd_gpu_device_count(void) {
+  try {
+    return gd::gpu_device_count();
+  } catch (...) {
+    return 0;
+  }
+}
+
 int gd_built_with_cuda(void) {
 #ifdef GD_HAVE_CUDA
   return 1;

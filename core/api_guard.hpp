@@ -81,6 +81,16 @@ inline void check_params(const gd_params* params) {
   if (params->min_items_per_thread < 0)
     invalid("min_items_per_thread must be >= 0, got %lld",
             static_cast<long long>(params->min_items_per_thread));
+  if (params->ndevices != GD_DEVICES_ALL &&
+      (params->ndevices < 0 || params->ndevices > GD_MAX_DEVICES))
+    invalid("ndevices must be 0..%d or GD_DEVICES_ALL, got %d", GD_MAX_DEVICES, params->ndevices);
+  if (params->ndevices > 0 && !params->devices) invalid("devices is NULL");
+  for (int k = 0; k < params->ndevices; ++k)
+    if (params->devices[k] < 0 || params->devices[k] > GD_MAX_DEVICE_ORDINAL)
+      invalid("device ordinals must be 0..%d, got %d", GD_MAX_DEVICE_ORDINAL, params->devices[k]);
+  if (params->split_min_points < 0)
+    invalid("split_min_points must be >= 0, got %lld",
+            static_cast<long long>(params->split_min_points));
 }
 
 constexpr int64_t kMaxPoints = std::numeric_limits<int32_t>::max();

@@ -142,6 +142,8 @@ void cpu_cluster(const PointsView& pts, const gd_params& params, const CancelTok
 void gpu_cluster(const PointsView& pts, const gd_params& params, const CancelToken& cancel,
                  uint32_t* rep, gd_run_stats& stats);
 bool gpu_available(int device, std::string* why);
+// CUDA devices this process sees (0 without a driver, or a build without CUDA).
+int gpu_device_count();
 
 // labels.cpp: turns per-point representatives into per-row ids, numbered
 // 0..k-1 by each cluster's first row; EMPTY rows are clusters of their own

@@ -83,6 +83,8 @@ typedef struct gd_run_stats
 	double		t_union;		/* union-find over core pairs */
 	double		t_label;		/* border assignment and ids */
 	double		t_total;
+	int32_t		device;			/* GPU: the device of a one-device run, the first of a split */
+	int32_t		devices;		/* GPU: logical devices the run was split over (1: one device) */
 } gd_run_stats;
 
 typedef struct gd_params
@@ -117,7 +119,43 @@ typedef struct gd_params
 	 * to run small inputs on several threads.
 	 */
 	int64_t		min_items_per_thread;
+
+	/*
+	 * Several GPUs (gpu_dbscan.devices): a partition of at least
+	 * split_min_points points (0: one too large for one device's budget in
+	 * one piece) is cut into x-strips with exact halos, the strips run
+	 * concurrently on devices[0..ndevices), one host thread each, and one
+	 * host merge joins them (the ids are those of one device).  An ordinal
+	 * may repeat: each entry is a logical device with its own streams and
+	 * an equal share of that GPU's budget.  ndevices 0 (devices NULL): the
+	 * one device `device`; GD_DEVICES_ALL: every visible device.  Smaller
+	 * partitions run on `device` alone.  Every ordinal must exist
+	 * (GD_ERR_NO_DEVICE otherwise), even when the partition is not split.
+	 */
+	const int  *devices;
+	int			ndevices;
+	int64_t		split_min_points;
 } gd_params;
+
+/* gd_params.ndevices: every device the CUDA runtime sees. */
+#define GD_DEVICES_ALL (-1)
+/* Most entries of a device list. */
+#define GD_MAX_DEVICES 64
+/* Largest device ordinal a list may name (gpu_dbscan.device's range). */
+#define GD_MAX_DEVICE_ORDINAL 1023
+
+/*
+ * Parses a device list (gpu_dbscan.devices): "all" (every visible device:
+ * *count = GD_DEVICES_ALL), "" (none: *count = 0, gd_params.device alone), or
+ * ordinals separated by commas ("0,1", "0, 0"), each 0..GD_MAX_DEVICE_ORDINAL,
+ * at most GD_MAX_DEVICES, repeats allowed.  Spaces around items and any
+ * case of "all" are accepted.  Syntax only: whether the devices exist is
+ * known at run time.  ordinals needs room for GD_MAX_DEVICES.
+ */
+gd_status	gd_parse_devices(const char *text, int *ordinals, int *count, gd_error *err);
+
+/* CUDA devices visible to this process (0 without a driver or CUDA build). */
+int			gd_gpu_device_count(void);
 
 /*
  * Items each extra CPU thread needs before it pays for itself: measured with

@@ -14,4 +14,6 @@ bool gpu_available(int, std::string* why) {
   return false;
 }
 
+int gpu_device_count() { return 0; }
+
 }  // namespace gd

@@ -57,10 +57,10 @@ static int set_device(int device) {
   return device;
 }
 
-RunContext::RunContext(int device, size_t budget_bytes, const CancelToken& cancel)
+RunContext::RunContext(int device, size_t budget_bytes, const CancelToken& cancel, unsigned share)
     : device_(set_device(device)),
       cancel_(cancel),
-      budget_(budget_bytes != 0 ? budget_bytes : default_budget(device)) {
+      budget_((budget_bytes != 0 ? budget_bytes : default_budget(device)) / (share ? share : 1)) {
   trace_point(nullptr, "ctx: streams, event");
   // Freed memory stays in the device's pool for the rest of the run (the
   // default threshold of 0 hands it back to the driver at every

@@ -145,13 +145,19 @@ class Event {
 // for the queued work (which exits early once the flag is set), so the
 // stream-ordered frees have run, and hands the freed memory back to the
 // driver, leaving the device as it was found.
+//
+// A device list may name one GPU several times (gpu_dbscan.devices = '0,0'):
+// each entry is a RunContext of its own, with its own streams and budget, and
+// share = how many entries name that GPU divides its budget (the session's,
+// or the default) between them.
 class RunContext {
  public:
-  RunContext(int device, size_t budget_bytes, const CancelToken& cancel);
+  RunContext(int device, size_t budget_bytes, const CancelToken& cancel, unsigned share = 1);
   RunContext(const RunContext&) = delete;
   RunContext& operator=(const RunContext&) = delete;
   ~RunContext();
 
+  int device() const { return device_; }
   cudaStream_t stream() const { return main_.get(); }
   cudaStream_t side_stream() const { return side_.get(); }
   MemoryBudget& budget() { return budget_; }

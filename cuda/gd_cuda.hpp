@@ -48,6 +48,16 @@ struct RunInfo {
   uint64_t work_estimate = 0;    // candidate tests estimated from the grid
   uint32_t strips = 0;           // strips the points were clustered in (0: one piece)
   uint64_t strip_points = 0;     // points loaded over all strips (halos counted again)
+  uint64_t strip_cap = 0;        // most points one strip could load (the plan that ran)
+  // Several devices (gd_params.devices): the logical devices the strips ran
+  // on (0: one piece; 1: strips on one device), the wall seconds of the strip
+  // loop (every strip's gather, copies, device pipeline and merge), and of
+  // each logical device's copies and device pipeline (its "device part"),
+  // summed over its strips: the largest and the sum over devices.
+  uint32_t devices = 0;
+  double strip_wall_s = 0;
+  double device_busy_max_s = 0;
+  double device_busy_sum_s = 0;
 };
 
 // gd::gpu_cluster with options: host points in, per-point representatives

@@ -14,6 +14,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "gd_cuda.hpp"
 #include "grid.cuh"
@@ -168,26 +171,110 @@ device_buffer<uint32_t> cluster_on_device(RunContext& ctx, const double* dx, con
   return out;
 }
 
+namespace {
+
+// Destroys the contexts of a split, each with its device current (its
+// stream-ordered frees and pool trim are that device's), then makes `device`
+// current again.
+void release_contexts(std::vector<std::unique_ptr<RunContext>>& owned, int device) {
+  for (auto& c : owned) {
+    if (c == nullptr) continue;
+    (void)cudaSetDevice(c->device());
+    c.reset();
+  }
+  (void)cudaSetDevice(device);
+}
+
+// The logical devices of params (gd_params.devices), every ordinal checked
+// against the devices this process sees.
+std::vector<int> logical_devices(const gd_params& params) {
+  if (params.ndevices == 0) return {params.device};
+  int count = 0;
+  cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess) {
+    (void)cudaGetLastError();
+    throw Error(GD_ERR_NO_DEVICE, std::string("no CUDA device: ") + cudaGetErrorString(err));
+  }
+  std::vector<int> devs;
+  if (params.ndevices == GD_DEVICES_ALL) {
+    for (int d = 0; d < count; ++d) devs.push_back(d);
+    if (devs.empty()) throw Error(GD_ERR_NO_DEVICE, "no CUDA device (gpu_dbscan.devices = all)");
+    return devs;
+  }
+  devs.assign(params.devices, params.devices + params.ndevices);
+  for (int d : devs)
+    if (d >= count)
+      throw Error(GD_ERR_NO_DEVICE, "CUDA device " + std::to_string(d) +
+                                        " of gpu_dbscan.devices does not exist (" +
+                                        std::to_string(count) + " found)");
+  return devs;
+}
+
+// A partition split over several devices: one context per logical device
+// (a GPU named k times gives each of its k a k-th of its budget), the
+// strips spread over them, the same host merge.
+void cluster_split(const std::vector<int>& devs, const PointsView& pts, const gd_params& params,
+                   const CancelToken& cancel, uint32_t* rep, gd_run_stats& stats,
+                   const Options& opts, RunInfo* info) {
+  std::vector<std::unique_ptr<RunContext>> owned;
+  std::vector<RunContext*> ctxs;
+  for (int d : devs) {
+    auto share = static_cast<unsigned>(std::count(devs.begin(), devs.end(), d));
+    owned.push_back(std::make_unique<RunContext>(d, params.device_memory_budget, cancel, share));
+    ctxs.push_back(owned.back().get());
+  }
+  stats.device = devs.front();
+  stats.devices = static_cast<int32_t>(devs.size());
+  try {
+    cluster_in_strips_on(ctxs, pts, params, rep, stats, opts, info, opts.max_strip_points);
+  } catch (...) {
+    release_contexts(owned, params.device);
+    throw;
+  }
+  release_contexts(owned, params.device);
+}
+
+}  // namespace
+
 // Points that do not fit the budget in one piece (too many for the sort
 // stage, or a later stage ran out of budget or of device memory) are
-// clustered in strips (strips.cu): the same answer, in more time.
+// clustered in strips (strips.cu): the same answer, in more time.  With a
+// device list (gd_params.devices), such a partition, or one of at least
+// split_min_points points, is split over the devices; the others run on
+// params.device alone.
 void cluster_host(const PointsView& pts, const gd_params& params, const CancelToken& cancel,
                   uint32_t* rep, gd_run_stats& stats, const Options& opts, RunInfo* info) {
   Stopwatch total, sw;
   start_stats(stats, pts.n);
+  stats.device = params.device;
+  stats.devices = 1;
+  std::vector<int> devs = logical_devices(params);
   if (pts.n == 0) return;
-  RunContext ctx(params.device, params.device_memory_budget, cancel);
-  if (opts.max_strip_points != 0 || gather_stage_bytes(pts.n) > ctx.budget_limit()) {
-    cluster_in_strips(ctx, pts, params, rep, stats, opts, info, opts.max_strip_points);
-  } else {
-    try {
-      cluster_whole(ctx, pts, params, rep, stats, opts, info, sw);
-    } catch (const Error& e) {
-      if (e.status() != GD_ERR_DEVICE_NOMEM) throw;
-      start_stats(stats, pts.n);
-      cluster_in_strips(ctx, pts, params, rep, stats, opts, info, pts.n / 2);
+  bool split = false;
+  {
+    RunContext ctx(params.device, params.device_memory_budget, cancel);
+    if (devs.size() > 1) {
+      split = opts.max_strip_points != 0 ||
+              (params.split_min_points > 0 ? pts.n >= static_cast<uint64_t>(params.split_min_points)
+                                           : gather_stage_bytes(pts.n) > ctx.budget_limit());
+    }
+    if (split) {
+      // (the contexts of the split are made below, after this one is gone)
+    } else if (opts.max_strip_points != 0 || gather_stage_bytes(pts.n) > ctx.budget_limit()) {
+      cluster_in_strips(ctx, pts, params, rep, stats, opts, info, opts.max_strip_points);
+    } else {
+      try {
+        cluster_whole(ctx, pts, params, rep, stats, opts, info, sw);
+      } catch (const Error& e) {
+        if (e.status() != GD_ERR_DEVICE_NOMEM) throw;
+        start_stats(stats, pts.n);
+        stats.device = params.device;
+        stats.devices = 1;
+        cluster_in_strips(ctx, pts, params, rep, stats, opts, info, pts.n / 2);
+      }
     }
   }
+  if (split) cluster_split(devs, pts, params, cancel, rep, stats, opts, info);
   stats.t_total = total.lap();
 }
 
@@ -280,6 +367,15 @@ void gpu_cluster(const PointsView& pts, const gd_params& params, const CancelTok
     }
     throw;
   }
+}
+
+int gpu_device_count() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return count;
 }
 
 // A usable device: the runtime loads, the ordinal exists, its compute

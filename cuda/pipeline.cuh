@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "gd_cuda.hpp"
 #include "grid.cuh"
@@ -46,6 +47,14 @@ size_t gather_stage_bytes(uint32_t n);
 void cluster_in_strips(RunContext& ctx, const PointsView& pts, const gd_params& params,
                        uint32_t* rep, gd_run_stats& stats, const Options& opts, RunInfo* info,
                        uint64_t max_points);
+
+// The same with the strips spread over several logical devices (one context
+// each, one host thread each, the strips handed out on demand) and merged by
+// the same host union-find: the same ids.  max_points as above; 0 sizes the
+// strips so that every device gets a few (and none exceeds its budget).
+void cluster_in_strips_on(const std::vector<RunContext*>& ctxs, const PointsView& pts,
+                          const gd_params& params, uint32_t* rep, gd_run_stats& stats,
+                          const Options& opts, RunInfo* info, uint64_t max_points);
 
 // strips.cu: role of each sorted point -> trusted flag (sorted order), and
 // core flags (sorted order) -> core_out (given order).

@@ -30,8 +30,11 @@
 // large.  Points so dense that 6r of x holds more than a strip can take are
 // GD_ERR_DEVICE_NOMEM (the CPU path under backend = auto).
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <memory>
+#include <mutex>
 #include <vector>
 
 #include "parallel.hpp"
@@ -49,6 +52,8 @@ constexpr uint64_t kStripBytesPerPoint = 160;
 constexpr uint64_t kMinStripPoints = 1024;
 constexpr uint32_t kMaxBins = 1u << 22;
 constexpr uint32_t kBinsPerReach = 4;
+// Strips per logical device when a partition is split over several.
+constexpr uint64_t kStripsPerDevice = 2;
 
 __global__ void gather_trusted_kernel(GridView g, const uint8_t* __restrict__ role,
                                       uint8_t* __restrict__ trusted) {
@@ -115,19 +120,36 @@ void unite(std::vector<uint32_t>& parent, uint32_t a, uint32_t b) {
   if (b < a) parent[a] = b;
 }
 
+// What one logical device needs to run strips: its context, a team of host
+// threads for its gathers, its phase times, and one strip's host buffers
+// (reused strip after strip).
+struct StripWorker {
+  StripWorker(RunContext& c, int threads) : ctx(c), team(threads, c.cancel()) {}
+
+  RunContext& ctx;
+  ThreadTeam team;
+  gd_run_stats stats{};
+  int64_t cells = 0;
+  RunInfo info;
+  double busy = 0;  // seconds of copies and device pipeline, over its strips
+  std::vector<double> x, y;
+  std::vector<uint32_t> gidx, rep;
+  std::vector<uint8_t> role, core_l;
+};
+
 class StripRun {
  public:
   // The host loops over all points run on a team of threads (as many as the
   // points pay for, at most gd_params.threads or every core: resolve_threads):
   // the strip path is host-bound.
-  StripRun(RunContext& ctx, const PointsView& pts, const gd_params& params, const Options& opts,
-           gd_run_stats& stats)
-      : ctx_(ctx),
+  StripRun(const CancelToken& cancel, const PointsView& pts, const gd_params& params,
+           const Options& opts, gd_run_stats& stats)
+      : cancel_(cancel),
         pts_(pts),
         params_(params),
         opts_(opts),
         stats_(stats),
-        team_(resolve_threads(params, pts.n), ctx.cancel()) {}
+        team_(resolve_threads(params, pts.n), cancel) {}
 
   // Bounds (finite coordinates only), bins and each point's bin.
   void prepare() {
@@ -190,8 +212,15 @@ class StripRun {
     return true;
   }
 
-  // Runs the planned strips; ranks into rep.
-  void run(uint32_t* rep, RunInfo* info) {
+  // Runs the planned strips on the given logical devices; ranks into rep.
+  // One device: strip after strip on the calling thread.  Several: one host
+  // thread per device (member 0 the calling thread, which alone reports
+  // progress), each taking the next strip until none is left; the merges
+  // into the run's one union-find take turns (its result does not depend on
+  // their order: roots are the smallest index of a set, each border point is
+  // claimed by its owning strip alone, and core flags are exact wherever a
+  // strip hands one back).
+  void run(const std::vector<RunContext*>& ctxs, uint32_t* rep, RunInfo* info) {
     uint32_t n = pts_.n;
     {
       Stopwatch sw;
@@ -202,22 +231,71 @@ class StripRun {
     for (uint32_t i = 0; i < n; ++i) parent_[i] = i;
     core_.assign(n, 0);
     claim_.assign(n, kNoise);
-    uint64_t loaded_total = 0;
-    int64_t cells = 0;
+    const size_t nd = ctxs.size();
     const auto ns = static_cast<int64_t>(strips_.size());
-    for (size_t k = 0; k < strips_.size(); ++k) {
-      report_step(static_cast<int64_t>(k), ns);
-      stats_.cells = 0;
-      run_strip(k, info);
-      loaded_total += gidx_.size();
-      cells += stats_.cells;
+    const int per = nd == 1 ? team_.size() : std::max(1, team_.size() / static_cast<int>(nd));
+    std::vector<std::unique_ptr<StripWorker>> workers;
+    for (RunContext* c : ctxs) workers.push_back(std::make_unique<StripWorker>(*c, per));
+    Stopwatch wall;
+    if (nd == 1) {
+      for (size_t k = 0; k < strips_.size(); ++k) {
+        report_step(static_cast<int64_t>(k), ns);
+        run_strip(k, *workers[0], false);
+      }
+    } else {
+      std::atomic<size_t> next{0};
+      std::atomic<int64_t> done{0};
+      std::atomic<bool> stop{false};
+      ThreadTeam devices(static_cast<int>(nd), cancel_);
+      devices.run([&](int d) {
+        StripWorker& w = *workers[d];
+        try {
+          CUDA_TRY(cudaSetDevice(w.ctx.device()));
+          for (;;) {
+            if (stop.load(std::memory_order_relaxed)) return;
+            size_t k = next.fetch_add(1);
+            if (k >= strips_.size()) return;
+            if (d == 0) report_step(done.load(), ns);
+            run_strip(k, w, true);
+            done.fetch_add(1);
+          }
+        } catch (...) {
+          stop.store(true);
+          throw;
+        }
+      });
     }
     report_step(ns, ns);
+    double strip_wall = wall.lap();
+    uint64_t loaded_total = 0;
+    int64_t cells = 0;
+    double busy_max = 0, busy_sum = 0;
+    for (const auto& w : workers) {
+      stats_.t_transfer += w->stats.t_transfer;
+      stats_.t_sort += w->stats.t_sort;
+      stats_.t_core += w->stats.t_core;
+      stats_.t_union += w->stats.t_union;
+      stats_.t_label += w->stats.t_label;
+      stats_.batches += w->stats.batches;
+      cells += w->cells;
+      loaded_total += w->info.strip_points;
+      busy_max = std::max(busy_max, w->busy);
+      busy_sum += w->busy;
+      if (info != nullptr) {
+        info->budget_bytes = std::max(info->budget_bytes, w->info.budget_bytes);
+        info->peak_device_bytes = std::max(info->peak_device_bytes, w->info.peak_device_bytes);
+        info->work_estimate = std::max(info->work_estimate, w->info.work_estimate);
+      }
+    }
     stats_.cells = cells;
-    stats_.strips = static_cast<int64_t>(strips_.size());
+    stats_.strips = ns;
     if (info != nullptr) {
-      info->strips = static_cast<uint32_t>(strips_.size());
+      info->strips = static_cast<uint32_t>(ns);
       info->strip_points = loaded_total;
+      info->devices = static_cast<uint32_t>(nd);
+      info->strip_wall_s = strip_wall;
+      info->device_busy_max_s = busy_max;
+      info->device_busy_sum_s = busy_sum;
     }
     Stopwatch sw;
     rank_clusters(rep);
@@ -295,31 +373,31 @@ class StripRun {
   }
 
   void poll(uint64_t i) {
-    if ((i & 0xfffff) == 0) ctx_.check_cancel();
+    if ((i & 0xfffff) == 0) cancel_.throw_if_requested();
   }
 
   // The strip's points in row order, with their roles and bounds.
-  Bounds gather(size_t k) {
+  Bounds gather(size_t k, StripWorker& w) {
     const Strip& s = strips_[k];
     uint32_t tlo = s.b0 > bins_.k ? s.b0 - bins_.k : 0, thi = s.b1 + bins_.k;
     size_t m = member_start_[k + 1] - member_start_[k];
     const uint32_t* ids = members_.data() + member_start_[k];
-    x_.resize(m);
-    y_.resize(m);
-    role_.resize(m);
-    gidx_.assign(ids, ids + m);
-    std::vector<Bounds> part(team_.size(), Bounds{INFINITY, -INFINITY, INFINITY, -INFINITY});
-    team_.for_static(m, [&](int t, size_t lb, size_t le) {
+    w.x.resize(m);
+    w.y.resize(m);
+    w.role.resize(m);
+    w.gidx.assign(ids, ids + m);
+    std::vector<Bounds> part(w.team.size(), Bounds{INFINITY, -INFINITY, INFINITY, -INFINITY});
+    w.team.for_static(m, [&](int t, size_t lb, size_t le) {
       Bounds b{INFINITY, -INFINITY, INFINITY, -INFINITY};
       for (size_t l = lb; l < le; ++l) {
         uint32_t i = ids[l];
         uint32_t bin = bin_of_[i];
         double x = pts_.x[i], y = pts_.y[i];
-        x_[l] = x;
-        y_[l] = y;
-        role_[l] = bin >= s.b0 && bin < s.b1   ? kStripOwned
-                   : bin >= tlo && bin < thi ? kStripTrusted
-                                             : kStripHalo;
+        w.x[l] = x;
+        w.y[l] = y;
+        w.role[l] = bin >= s.b0 && bin < s.b1   ? kStripOwned
+                    : bin >= tlo && bin < thi ? kStripTrusted
+                                              : kStripHalo;
         b.xmin = std::min(b.xmin, x);
         b.xmax = std::max(b.xmax, x);
         b.ymin = std::min(b.ymin, y);
@@ -337,47 +415,60 @@ class StripRun {
     return b;
   }
 
-  void run_strip(size_t k, RunInfo* info) {
+  // One strip on w's device; shared: other workers merge at the same time.
+  void run_strip(size_t k, StripWorker& w, bool shared) {
     Stopwatch sw;
-    Bounds bounds = gather(k);
-    uint32_t m = static_cast<uint32_t>(gidx_.size());
+    Bounds bounds = gather(k, w);
+    uint32_t m = static_cast<uint32_t>(w.gidx.size());
+    w.info.strip_points += m;
     if (m == 0) return;  // bins with no point and no neighbour
-    cudaStream_t st = ctx_.stream();
-    auto dx = ctx_.alloc<double>(m, "strip x");
-    auto dy = ctx_.alloc<double>(m, "strip y");
-    auto drole = ctx_.alloc<uint8_t>(m, "strip roles");
-    auto dcore = ctx_.alloc<uint8_t>(m, "strip core flags");
-    CUDA_TRY(cudaMemcpyAsync(dx.data(), x_.data(), sizeof(double) * m, cudaMemcpyHostToDevice, st));
-    CUDA_TRY(cudaMemcpyAsync(dy.data(), y_.data(), sizeof(double) * m, cudaMemcpyHostToDevice, st));
-    CUDA_TRY(cudaMemcpyAsync(drole.data(), role_.data(), m, cudaMemcpyHostToDevice, st));
-    stats_.t_transfer += sw.lap();
+    RunContext& ctx = w.ctx;
+    cudaStream_t st = ctx.stream();
+    w.stats.t_transfer += sw.lap();
+    Stopwatch busy;
+    auto dx = ctx.alloc<double>(m, "strip x");
+    auto dy = ctx.alloc<double>(m, "strip y");
+    auto drole = ctx.alloc<uint8_t>(m, "strip roles");
+    auto dcore = ctx.alloc<uint8_t>(m, "strip core flags");
+    CUDA_TRY(cudaMemcpyAsync(dx.data(), w.x.data(), sizeof(double) * m, cudaMemcpyHostToDevice, st));
+    CUDA_TRY(cudaMemcpyAsync(dy.data(), w.y.data(), sizeof(double) * m, cudaMemcpyHostToDevice, st));
+    CUDA_TRY(cudaMemcpyAsync(drole.data(), w.role.data(), m, cudaMemcpyHostToDevice, st));
+    w.stats.t_transfer += sw.lap();
     StripRoles roles{drole.data(), dcore.data()};
+    w.stats.cells = 0;
     device_buffer<uint32_t> drep =
-        cluster_on_device(ctx_, dx.data(), dy.data(), m, bounds, params_, opts_, stats_, sw, &dx,
-                          &dy, nullptr, info, &roles);
+        cluster_on_device(ctx, dx.data(), dy.data(), m, bounds, params_, opts_, w.stats, sw, &dx,
+                          &dy, nullptr, &w.info, &roles);
+    w.cells += w.stats.cells;
     sw.lap();
-    rep_.resize(m);
-    core_l_.resize(m);
-    CUDA_TRY(cudaMemcpyAsync(rep_.data(), drep.data(), sizeof(uint32_t) * m,
+    w.rep.resize(m);
+    w.core_l.resize(m);
+    CUDA_TRY(cudaMemcpyAsync(w.rep.data(), drep.data(), sizeof(uint32_t) * m,
                              cudaMemcpyDeviceToHost, st));
-    CUDA_TRY(cudaMemcpyAsync(core_l_.data(), dcore.data(), m, cudaMemcpyDeviceToHost, st));
-    ctx_.wait();
-    stats_.t_transfer += sw.lap();
-    merge();
-    stats_.t_union += sw.lap();
+    CUDA_TRY(cudaMemcpyAsync(w.core_l.data(), dcore.data(), m, cudaMemcpyDeviceToHost, st));
+    ctx.wait();
+    w.busy += busy.lap();
+    w.stats.t_transfer += sw.lap();
+    {
+      std::unique_lock<std::mutex> lock(merge_mutex_, std::defer_lock);
+      if (shared) lock.lock();
+      merge(w);
+    }
+    w.stats.t_union += sw.lap();
   }
 
   // The strip's exact answers into the run's union-find.
-  void merge() {
-    uint32_t m = static_cast<uint32_t>(gidx_.size());
+  void merge(const StripWorker& w) {
+    uint32_t m = static_cast<uint32_t>(w.gidx.size());
+    const std::vector<uint32_t>& gidx = w.gidx;
     for (uint32_t l = 0; l < m; ++l) {
-      uint32_t g = gidx_[l];
-      uint32_t r = rep_[l];
-      if (role_[l] != kStripHalo && core_l_[l]) {
+      uint32_t g = gidx[l];
+      uint32_t r = w.rep[l];
+      if (w.role[l] != kStripHalo && w.core_l[l]) {
         core_[g] = 1;
-        unite(parent_, g, gidx_[r]);
-      } else if (role_[l] == kStripOwned && !core_l_[l]) {
-        claim_[g] = r == kNoise ? kNoise : gidx_[r];
+        unite(parent_, g, gidx[r]);
+      } else if (w.role[l] == kStripOwned && !w.core_l[l]) {
+        claim_[g] = r == kNoise ? kNoise : gidx[r];
       }
       poll(l);
     }
@@ -403,7 +494,7 @@ class StripRun {
     }
   }
 
-  RunContext& ctx_;
+  const CancelToken& cancel_;
   const PointsView& pts_;
   const gd_params& params_;
   const Options& opts_;
@@ -421,11 +512,48 @@ class StripRun {
   std::vector<uint32_t> parent_;
   std::vector<uint8_t> core_;
   std::vector<uint32_t> claim_;
-  // One strip's points and answers, reused.
-  std::vector<double> x_, y_;
-  std::vector<uint32_t> gidx_, rep_;
-  std::vector<uint8_t> role_, core_l_;
+  std::mutex merge_mutex_;
 };
+
+// Plans the strips (cap loaded points each, halved after a strip runs out of
+// device memory) and runs them on ctxs.
+void run_strips(const std::vector<RunContext*>& ctxs, const PointsView& pts,
+                const gd_params& params, uint32_t* rep, gd_run_stats& stats, const Options& opts,
+                RunInfo* info, uint64_t cap) {
+  Stopwatch sw;
+  StripRun run(ctxs.front()->cancel(), pts, params, opts, stats);
+  run.prepare();
+  stats.t_sort += sw.lap();
+  size_t budget = ctxs.front()->budget_limit();
+  for (RunContext* c : ctxs) budget = std::min(budget, c->budget_limit());
+  cap = std::min<uint64_t>(cap, budget / kStripBytesPerPoint);
+  cap = std::min<uint64_t>(cap, pts.n);
+  for (;;) {
+    uint64_t densest = 0;
+    if (!run.plan(cap, &densest)) {
+      char msg[300];
+      std::snprintf(msg, sizeof msg,
+                    "%llu points lie within a strip 6*eps wide: more than the %llu one strip "
+                    "can hold within the GPU memory budget of %.1f MiB "
+                    "(gpu_dbscan.device_memory_budget)",
+                    static_cast<unsigned long long>(densest), static_cast<unsigned long long>(cap),
+                    budget / 1048576.0);
+      throw Error(GD_ERR_DEVICE_NOMEM, msg);
+    }
+    try {
+      if (info != nullptr) {
+        RunInfo fresh;
+        *info = fresh;
+        info->strip_cap = cap;
+      }
+      run.run(ctxs, rep, info);
+      return;
+    } catch (const Error& e) {
+      if (e.status() != GD_ERR_DEVICE_NOMEM || cap <= kMinStripPoints) throw;
+      cap /= 2;
+    }
+  }
+}
 
 }  // namespace
 
@@ -442,32 +570,20 @@ void scatter_core(RunContext& ctx, const GridView& g, const uint8_t* core, uint8
 void cluster_in_strips(RunContext& ctx, const PointsView& pts, const gd_params& params,
                        uint32_t* rep, gd_run_stats& stats, const Options& opts, RunInfo* info,
                        uint64_t max_points) {
-  Stopwatch sw;
-  StripRun run(ctx, pts, params, opts, stats);
-  run.prepare();
-  stats.t_sort += sw.lap();
-  uint64_t cap = max_points != 0 ? max_points : ctx.budget_limit() / kStripBytesPerPoint;
-  cap = std::min<uint64_t>(cap, pts.n);
-  for (;;) {
-    uint64_t densest = 0;
-    if (!run.plan(cap, &densest)) {
-      char msg[300];
-      std::snprintf(msg, sizeof msg,
-                    "%llu points lie within a strip 6*eps wide: more than the %llu one strip "
-                    "can hold within the GPU memory budget of %.1f MiB "
-                    "(gpu_dbscan.device_memory_budget)",
-                    static_cast<unsigned long long>(densest), static_cast<unsigned long long>(cap),
-                    ctx.budget_limit() / 1048576.0);
-      throw Error(GD_ERR_DEVICE_NOMEM, msg);
-    }
-    try {
-      run.run(rep, info);
-      return;
-    } catch (const Error& e) {
-      if (e.status() != GD_ERR_DEVICE_NOMEM || cap <= kMinStripPoints) throw;
-      cap /= 2;
-    }
-  }
+  std::vector<RunContext*> one{&ctx};
+  run_strips(one, pts, params, rep, stats, opts, info,
+             max_points != 0 ? max_points : UINT64_MAX);
+}
+
+void cluster_in_strips_on(const std::vector<RunContext*>& ctxs, const PointsView& pts,
+                          const gd_params& params, uint32_t* rep, gd_run_stats& stats,
+                          const Options& opts, RunInfo* info, uint64_t max_points) {
+  // A few strips a device, so that one device's gather and merge on the host
+  // overlap another's device work (and each strip's halo stays a small part).
+  uint64_t per = (static_cast<uint64_t>(pts.n) + kStripsPerDevice * ctxs.size() - 1) /
+                 (kStripsPerDevice * ctxs.size());
+  uint64_t cap = max_points != 0 ? max_points : std::max(per, kMinStripPoints);
+  run_strips(ctxs, pts, params, rep, stats, opts, info, cap);
 }
 
 }  // namespace cuda

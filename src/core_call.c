@@ -17,6 +17,9 @@
 #include "memory_budget.h"
 #include "progress.h"
 
+/* The device a one-device GPU run of this call uses (fill_params). */
+static int	run_device;
+
 /* GPU availability, asked once per backend process and device. */
 static int	gpu_known_device = -1;
 static bool gpu_usable;
@@ -45,6 +48,11 @@ raise_core_error(const gd_error *err)
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("%s", err->message)));
 			break;
+		case GD_ERR_NO_DEVICE:
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("gpu_dbscan: %s", err->message)));
+			break;
 		case GD_ERR_NOMEM:
 		case GD_ERR_DEVICE_NOMEM:
 			ereport(ERROR,
@@ -61,6 +69,64 @@ raise_core_error(const gd_error *err)
 }
 
 /*
+ * The device whose availability decides whether the GPU is used: the first
+ * of gpu_dbscan.devices, or gpu_dbscan.device without a list.  The others
+ * are checked when a run starts (a missing one is a device failure then).
+ */
+static int
+first_device(void)
+{
+	if (gd_devices->count == 0)
+		return gd_device;
+	return gd_devices->count == GD_DEVICES_ALL ? 0 : gd_devices->ordinals[0];
+}
+
+/*
+ * The device of a one-device GPU run.  With a device list, the session's GPU
+ * slot picks one (slot n: the list's entry (n - 1) mod its length; the
+ * process id when there is no cap), so that concurrent sessions, and the
+ * partitions they cluster, spread over the GPUs.
+ */
+static int
+pick_run_device(void)
+{
+	int			n;
+	int			slot;
+	int			k;
+
+	if (gd_devices->count == 0)
+		return gd_device;
+	n = gd_devices->count == GD_DEVICES_ALL ? gd_gpu_device_count() : gd_devices->count;
+	if (n <= 0)
+		return first_device();
+	slot = gd_gpu_slot_held();
+	k = (slot > 0 ? slot - 1 : MyProcPid) % n;
+	return gd_devices->count == GD_DEVICES_ALL ? k : gd_devices->ordinals[k];
+}
+
+/*
+ * The devices of a run, for gpu_dbscan_last_run_devices(): none on the CPU,
+ * the list of a split (stats->devices > 1: every entry of gpu_dbscan.devices,
+ * or 0..n-1 for all), else the one device it ran on.
+ */
+static void
+record_devices(const gd_run_stats *stats)
+{
+	int			devices[GD_MAX_DEVICES];
+	int			n = 0;
+
+	if (stats->backend == GD_BACKEND_GPU && stats->devices > 1)
+	{
+		n = Min(stats->devices, GD_MAX_DEVICES);
+		for (int k = 0; k < n; k++)
+			devices[k] = gd_devices->count == GD_DEVICES_ALL ? k : gd_devices->ordinals[k];
+	}
+	else if (stats->backend == GD_BACKEND_GPU)
+		devices[n++] = run_device;
+	last_run_record_devices(devices, n);
+}
+
+/*
  * Whether the configured GPU can be used.  A yes is cached per device for the
  * life of the backend; a no is asked again after GPU_RECHECK_MS, since it may
  * have come from a passing state (another process holding the whole card).
@@ -71,21 +137,22 @@ static bool
 gpu_available(void)
 {
 	static TimestampTz checked_at;
+	int			device = first_device();
 	bool		usable;
 
 	/* The GPU worker's answer, when it serves this backend: no CUDA here. */
-	if (gd_gpu_worker_active(gd_device, &usable, gpu_why, sizeof(gpu_why)))
+	if (gd_gpu_worker_active(device, &usable, gpu_why, sizeof(gpu_why)))
 		return usable;
-	if (gpu_known_device != gd_device ||
+	if (gpu_known_device != device ||
 		(!gpu_usable && TimestampDifferenceExceeds(checked_at, GetCurrentTimestamp(),
 												   GPU_RECHECK_MS)))
 	{
 		gd_error	why;
 
 		memset(&why, 0, sizeof(why));
-		gpu_usable = gd_gpu_available(gd_device, &why) != 0;
+		gpu_usable = gd_gpu_available(device, &why) != 0;
 		strlcpy(gpu_why, why.message, sizeof(gpu_why));
-		gpu_known_device = gd_device;
+		gpu_known_device = device;
 		checked_at = GetCurrentTimestamp();
 	}
 	return gpu_usable;
@@ -101,8 +168,12 @@ fill_params(gd_params *params, double eps, int64_t minpoints, gd_backend backend
 	params->minpoints = minpoints;
 	params->backend = backend;
 	params->threads = gd_effective_threads;
-	params->device = gd_device;
+	params->device = backend == GD_BACKEND_GPU ? pick_run_device() : gd_device;
 	params->device_memory_budget = (size_t) gd_device_memory_budget_mb * 1024 * 1024;
+	params->devices = gd_devices->ordinals;
+	params->ndevices = gd_devices->count;
+	params->split_min_points = gd_multi_gpu_min_rows;
+	run_device = params->device;
 	params->should_cancel = should_cancel;
 	params->cancel_arg = NULL;
 	params->report_step = gd_progress_step;
@@ -195,6 +266,7 @@ record_run(const gd_run_stats *stats, int64_t nrows, int64_t npoints, double wai
 	if (s.points == 0)
 		s.points = npoints;
 	last_run_record(&s, nrows, waited);
+	record_devices(&s);
 }
 
 /* One core call for 2D points on the given back end. */
@@ -207,7 +279,8 @@ call_points(const double *x, const double *y, const uint8_t *row_kind, int64_t n
 	fill_params(&params, job->eps, job->minpoints[0], backend);
 	memset(stats, 0, sizeof(*stats));
 	memset(err, 0, sizeof(*err));
-	if (backend == GD_BACKEND_GPU && job->nminpoints == 1 && !job->types)
+	/* The GPU worker serves one device: a device list stays in this process. */
+	if (backend == GD_BACKEND_GPU && job->nminpoints == 1 && !job->types && params.ndevices == 0)
 	{
 		bool		usable;
 		gd_status	status;
@@ -351,6 +424,7 @@ core_record_pairs_run(int64_t nrows, int64_t npoints, double t_pairs, double t_e
 	stats.t_label = t_graph;
 	stats.t_total = t_total;
 	last_run_record(&stats, nrows, 0);
+	record_devices(&stats);
 }
 
 /*
@@ -395,4 +469,5 @@ core_inscy(const double *rows, int64_t n, int d, const gd_inscy_params *inscy,
 	if (status != GD_OK)
 		raise_core_error(&err);
 	last_run_record(&stats, n, waited);
+	record_devices(&stats);
 }

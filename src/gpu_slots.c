@@ -183,6 +183,12 @@ gd_gpu_slot_acquire(int wait_ms, double *waited_ms)
 	return held_slot != 0;
 }
 
+int
+gd_gpu_slot_held(void)
+{
+	return held_slot;
+}
+
 void
 gd_gpu_slot_release(void)
 {

@@ -14,6 +14,9 @@
  */
 extern bool gd_gpu_slot_acquire(int wait_ms, double *waited_ms);
 
+/* The slot held now (1..cap), 0 when none. */
+extern int	gd_gpu_slot_held(void);
+
 /* Gives the slot back (nothing when none is held). */
 extern void gd_gpu_slot_release(void);
 

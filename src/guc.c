@@ -44,6 +44,13 @@ int			gd_max_gpu_sessions = 4;
 int			gd_gpu_wait_timeout_ms = 10000;
 int			gd_max_query_memory_mb = 0;
 int			gd_max_total_memory_mb = 0;
+char	   *gd_devices_setting = NULL;
+int			gd_multi_gpu_min_rows = 0;
+
+static const GdDeviceList no_devices = {0};
+const GdDeviceList *gd_devices = &no_devices;
+
+StaticAssertDecl(GD_GUC_MAX_DEVICES == GD_MAX_DEVICES, "one length for a device list");
 
 static const struct config_enum_entry backend_options[] = {
 	{"auto", GD_SETTING_AUTO, false},
@@ -115,6 +122,42 @@ assign_max_threads(int newval, void *extra)
 	gd_effective_threads = effective_threads(gd_threads, newval);
 }
 
+/*
+ * gpu_dbscan.devices: the syntax is checked here, at SET time (no CUDA call:
+ * this runs in the postmaster too); whether the devices exist is known when
+ * a GPU run starts (an error under backend = gpu, the CPU with a NOTICE
+ * under auto).
+ */
+static bool
+check_devices(char **newval, void **extra, GucSource source)
+{
+	GdDeviceList list;
+	gd_error	err;
+	GdDeviceList *parsed;
+
+	memset(&list, 0, sizeof(list));
+	if (gd_parse_devices(*newval ? *newval : "", list.ordinals, &list.count, &err) != GD_OK)
+	{
+		GUC_check_errdetail("%s.", err.message);
+		GUC_check_errhint("Write all, device ordinals separated by commas (0,1 or 0,0 for two "
+						  "logical devices on one GPU), or an empty string for "
+						  "gpu_dbscan.device alone.");
+		return false;
+	}
+	parsed = malloc(sizeof(GdDeviceList));
+	if (parsed == NULL)
+		return false;
+	memcpy(parsed, &list, sizeof(list));
+	*extra = parsed;
+	return true;
+}
+
+static void
+assign_devices(const char *newval, void *extra)
+{
+	gd_devices = extra != NULL ? (const GdDeviceList *) extra : &no_devices;
+}
+
 /* Defines the settings and reserves the gpu_dbscan. prefix; called from _PG_init. */
 void
 gd_define_gucs(void)
@@ -177,6 +220,27 @@ gd_define_gucs(void)
 							NULL,
 							&gd_device,
 							0, 0, 1023,
+							PGC_USERSET, 0,
+							NULL, NULL, NULL);
+
+	DefineCustomStringVariable("gpu_dbscan.devices",
+							   "GPUs the GPU back end uses: all, a list of ordinals, or empty "
+							   "for gpu_dbscan.device alone.",
+							   "A partition of at least gpu_dbscan.multi_gpu_min_rows points "
+							   "(0: one too large for one GPU's memory budget) is split over "
+							   "the list; others run on one of them, picked by the session's "
+							   "GPU slot.  An ordinal may repeat (logical devices sharing a GPU).",
+							   &gd_devices_setting,
+							   "",
+							   PGC_USERSET, GUC_LIST_INPUT,
+							   check_devices, assign_devices, NULL);
+
+	DefineCustomIntVariable("gpu_dbscan.multi_gpu_min_rows",
+							"Smallest partition split over the GPUs of gpu_dbscan.devices; "
+							"0 = only partitions too large for one GPU's memory budget.",
+							NULL,
+							&gd_multi_gpu_min_rows,
+							0, 0, INT_MAX,
 							PGC_USERSET, 0,
 							NULL, NULL, NULL);
 

@@ -28,6 +28,22 @@ extern int	gd_gpu_wait_timeout_ms;	/* gpu_dbscan.gpu_wait_timeout; -1 = none */
 extern int	gd_max_query_memory_mb;	/* gpu_dbscan.max_query_memory; 0 = none */
 extern int	gd_max_total_memory_mb;	/* gpu_dbscan.max_total_memory; 0 = half the RAM, -1 = none */
 
+/*
+ * gpu_dbscan.devices, parsed by its check hook (gd_parse_devices): count 0
+ * for '' (gpu_dbscan.device alone), GD_DEVICES_ALL (-1) for 'all', else the
+ * ordinals (logical devices; an ordinal may repeat).
+ */
+#define GD_GUC_MAX_DEVICES 64	/* GD_MAX_DEVICES of gd_core.h */
+typedef struct GdDeviceList
+{
+	int			count;
+	int			ordinals[GD_GUC_MAX_DEVICES];
+} GdDeviceList;
+
+extern char *gd_devices_setting;	/* gpu_dbscan.devices as written */
+extern const GdDeviceList *gd_devices;	/* never NULL once the GUCs are defined */
+extern int	gd_multi_gpu_min_rows;	/* gpu_dbscan.multi_gpu_min_rows; 0 = from the budget */
+
 extern void gd_define_gucs(void);
 
 #endif							/* GPU_DBSCAN_GUC_H */

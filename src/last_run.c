@@ -5,7 +5,9 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "catalog/pg_type.h"
 #include "funcapi.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 
 #include "last_run.h"
@@ -17,6 +19,8 @@ typedef struct LastRun
 	int64		rows;
 	gd_run_stats stats;
 	double		slot_wait_ms;	/* waiting for a GPU slot (gpu_slots.c) */
+	int			ndevices;		/* GPU devices it ran on (0: the CPU) */
+	int			devices[GD_MAX_DEVICES];
 } LastRun;
 
 static LastRun last_run;
@@ -29,6 +33,35 @@ last_run_record(const gd_run_stats *stats, int64_t nrows, double slot_wait_ms)
 	last_run.rows = nrows;
 	last_run.stats = *stats;
 	last_run.slot_wait_ms = slot_wait_ms;
+}
+
+/* Keeps the devices of the run last recorded (see last_run.h). */
+void
+last_run_record_devices(const int *devices, int n)
+{
+	last_run.ndevices = Min(Max(n, 0), GD_MAX_DEVICES);
+	for (int k = 0; k < last_run.ndevices; k++)
+		last_run.devices[k] = devices[k];
+}
+
+PG_FUNCTION_INFO_V1(gpu_dbscan_last_run_devices);
+
+/*
+ * gpu_dbscan_last_run_devices(): the GPU device ordinals this session's last
+ * clustering ran on, in the order of gpu_dbscan.devices for a partition
+ * split over several; NULL for a CPU run or before the first.
+ */
+Datum
+gpu_dbscan_last_run_devices(PG_FUNCTION_ARGS)
+{
+	Datum		elems[GD_MAX_DEVICES];
+
+	if (!last_run.valid || last_run.ndevices == 0)
+		PG_RETURN_NULL();
+	for (int k = 0; k < last_run.ndevices; k++)
+		elems[k] = Int32GetDatum(last_run.devices[k]);
+	PG_RETURN_ARRAYTYPE_P(construct_array(elems, last_run.ndevices, INT4OID, sizeof(int32),
+										  true, TYPALIGN_INT));
 }
 
 PG_FUNCTION_INFO_V1(gpu_dbscan_last_run);

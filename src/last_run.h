@@ -9,4 +9,10 @@
 /* Keeps stats of a run over nrows rows that waited slot_wait_ms for a GPU slot. */
 extern void last_run_record(const gd_run_stats *stats, int64_t nrows, double slot_wait_ms);
 
+/*
+ * Keeps the GPU devices of the run last recorded (n of them; 0: a CPU run),
+ * for gpu_dbscan_last_run_devices().
+ */
+extern void last_run_record_devices(const int *devices, int n);
+
 #endif							/* GPU_DBSCAN_LAST_RUN_H */

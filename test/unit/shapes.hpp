@@ -51,4 +51,16 @@ inline auto all_shape_cases() {
                             ::testing::Values<int64_t>(0, 1, 2, 4, 12));
 }
 
+// A family's data set laid out along x, so that strips are narrow beside it:
+// twelve copies side by side, 60 units apart (an exact shift: lattices stay
+// at exactly eps), one after another in row order.  A slab 6 * eps wide then
+// holds well under a tenth of the points, so strips of a tenth fit.
+inline Rows wide_shape(Shape shape, uint64_t seed) {
+  Rows base = make_shape(shape, seed, true);
+  Rows r;
+  for (int copy = 0; copy < 12; ++copy)
+    for (size_t i = 0; i < base.size(); ++i) r.add(base.x[i] + 60.0 * copy, base.y[i]);
+  return r;
+}
+
 }  // namespace gd_test

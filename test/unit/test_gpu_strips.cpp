@@ -36,17 +36,7 @@ uint32_t expect_strips_match(const Rows& r, double eps, int64_t minpoints, uint6
   return got.info.strips;
 }
 
-// A family's data set laid out along x, so that strips are narrow beside it:
-// twelve copies side by side, 60 units apart (an exact shift: lattices stay
-// at exactly eps), one after another in row order.  A slab 6 * eps wide then
-// holds well under a tenth of the points, so every strip size below fits.
-Rows wide(Shape shape, uint64_t seed) {
-  Rows base = make_shape(shape, seed, true);
-  Rows r;
-  for (int copy = 0; copy < 12; ++copy)
-    for (size_t i = 0; i < base.size(); ++i) r.add(base.x[i] + 60.0 * copy, base.y[i]);
-  return r;
-}
+Rows wide(Shape shape, uint64_t seed) { return wide_shape(shape, seed); }
 
 class GpuStrips : public ::testing::TestWithParam<ShapeCase> {};
 
