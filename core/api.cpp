@@ -103,16 +103,13 @@ gd_status gd_cluster_points_typed(const double* x, const double* y, const uint8_
       auto t0 = std::chrono::steady_clock::now();
       CompactPoints pts(x, y, row_kind, nrows, npoints);
       std::vector<uint32_t> rep(npoints);
-      std::vector<uint8_t> core;
+      std::vector<uint8_t> core(point_types ? npoints : 0);
+      uint8_t* core_out = point_types ? core.data() : nullptr;
       gd::CancelToken cancel(*params);
-      // The GPU back end gives no core flags: point types are the CPU's.
-      if (params->backend == GD_BACKEND_GPU && !point_types) {
-        gd::gpu_cluster(pts.view(), *params, cancel, rep.data(), st);
-      } else {
-        if (point_types) core.resize(npoints);
-        gd::cpu_cluster(pts.view(), *params, cancel, rep.data(), st,
-                        point_types ? core.data() : nullptr);
-      }
+      if (params->backend == GD_BACKEND_GPU)
+        gd::gpu_cluster(pts.view(), *params, cancel, rep.data(), st, core_out);
+      else
+        gd::cpu_cluster(pts.view(), *params, cancel, rep.data(), st, core_out);
       pts.release();
 
       auto tl = std::chrono::steady_clock::now();

@@ -191,7 +191,7 @@ class StripRun {
   }
 
   // Runs the planned strips; ranks into rep.
-  void run(uint32_t* rep, RunInfo* info) {
+  void run(uint32_t* rep, RunInfo* info, uint8_t* core) {
     uint32_t n = pts_.n;
     {
       Stopwatch sw;
@@ -221,6 +221,9 @@ class StripRun {
     }
     Stopwatch sw;
     rank_clusters(rep);
+    // Every point is owned by one strip, and owned points are trusted: core_
+    // is exact for every point.
+    if (core != nullptr) std::copy(core_.begin(), core_.end(), core);
     stats_.t_label += sw.lap();
   }
 
@@ -441,7 +444,7 @@ void scatter_core(RunContext& ctx, const GridView& g, const uint8_t* core, uint8
 
 void cluster_in_strips(RunContext& ctx, const PointsView& pts, const gd_params& params,
                        uint32_t* rep, gd_run_stats& stats, const Options& opts, RunInfo* info,
-                       uint64_t max_points) {
+                       uint64_t max_points, uint8_t* core) {
   Stopwatch sw;
   StripRun run(ctx, pts, params, opts, stats);
   run.prepare();
@@ -461,7 +464,7 @@ void cluster_in_strips(RunContext& ctx, const PointsView& pts, const gd_params& 
       throw Error(GD_ERR_DEVICE_NOMEM, msg);
     }
     try {
-      run.run(rep, info);
+      run.run(rep, info, core);
       return;
     } catch (const Error& e) {
       if (e.status() != GD_ERR_DEVICE_NOMEM || cap <= kMinStripPoints) throw;
