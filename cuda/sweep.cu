@@ -17,12 +17,16 @@
 // the number of points make no point core (all noise, no search), as one
 // clustering does (api.cpp).
 //
+// Each value's ids are numbered on the host (emit) on a helper thread while
+// the device works on the next value.
+//
 // The rest of one value's work is the union and the claimer scans, which
 // test distances again: no pair list is kept (it would take memory the
 // one-clustering path never needs).  A set that does not fit the budget in
 // one piece is swept value by value through the strip path (strips.cu): the
 // same ids, without the shared count.
 #include <algorithm>
+#include <future>
 #include <vector>
 
 #include "gd_cuda.hpp"
@@ -83,7 +87,12 @@ void sweep_whole(RunContext& ctx, const PointsView& pts, double eps,
 
   auto core = ctx.alloc<uint8_t>(n, "sweep core flags");
   auto d_rep = ctx.alloc<uint32_t>(n, "sweep representatives");
-  std::vector<uint32_t> rep(n);
+  // Two host buffers: value k's ids are numbered on a helper thread (emit:
+  // assign_ids over every row) while the device works on the next value.
+  // One emit at a time; pending is joined before the next one starts and
+  // before the buffers go (declared after them: destroyed first).
+  std::vector<uint32_t> reps[2] = {std::vector<uint32_t>(n), std::vector<uint32_t>(n)};
+  std::future<void> pending;
   for (size_t k = last; k-- > 0;) {
     const int64_t m = levels[k];
     if (m <= 1) {
@@ -103,11 +112,15 @@ void sweep_whole(RunContext& ctx, const PointsView& pts, double eps,
     trace_point(ctx.stream(), "sweep: one value");
     ctx.wait();
     stats.t_label += sw.lap();
+    std::vector<uint32_t>& rep = reps[k & 1];
     download_reps(ctx, d_rep.data(), n, rep.data(), plan);
     stats.t_transfer += sw.lap();
-    emit(k, rep.data());
+    if (pending.valid()) pending.get();  // rethrows what the emit threw
+    pending = std::async(std::launch::async, [&emit, k, &rep] { emit(k, rep.data()); });
     stats.t_label += sw.lap();
   }
+  if (pending.valid()) pending.get();
+  stats.t_label += sw.lap();
 }
 
 // Each value on its own through the strip path (max_points as for
