@@ -440,56 +440,84 @@ void print_tables(const std::vector<Row>& rows, int64_t minpoints) {
 
 // ---- minpoints sweeps (gd_cluster_points_sweep) ---------------------------
 //
-// --sweep m1,m2,...: for each data set, size and eps, the best of --runs of
-// one gd_cluster_points_sweep over all the values against one
-// gd_cluster_points per value, and the ratio of the sweep to one clustering
-// at the largest value (the sweep's counting is capped there).  Checks that
-// each value's ids are those of its own call.
-static int sweep_report(const Options& o) {
-  std::printf("\nminpoints sweep over %zu values, CPU (the GPU back end has no sweep)\n\n",
-              o.sweep.size());
-  std::printf("| data set | points | eps | sweep s | one call at largest s | all calls s | sweep / one | ids |\n");
-  std::printf("|---|---:|---:|---:|---:|---:|---:|---|\n");
+// --sweep m1,m2,...: for each back end asked for (--backends; the GPU when
+// usable), data set, size and eps, the best of --runs of one
+// gd_cluster_points_sweep over all the values against one gd_cluster_points
+// per value, the ratio of the sweep to one clustering at the largest value
+// (the sweep's counting is capped there) and to the mean single call, and
+// one gd_cluster_points_typed at the largest value (point types).  Checks
+// that each value's ids are those of its own call on the same back end and,
+// on the GPU, those of the CPU sweep (when the CPU was asked for too).
+static int sweep_report(const Options& o, bool gpu_ok) {
+  std::printf("\nminpoints sweep over %zu values\n\n", o.sweep.size());
+  std::printf("| backend | data set | points | eps | sweep s | one call at largest s | mean one call s | all calls s | sweep / one at largest | sweep / mean one | typed call at largest s | ids |\n");
+  std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
   const int64_t largest = *std::max_element(o.sweep.begin(), o.sweep.end());
+  std::vector<gd_backend> backends;
+  if (o.cpu) backends.push_back(GD_BACKEND_CPU);
+  if (gpu_ok) {
+    warm_up_gpu(o);
+    backends.push_back(GD_BACKEND_GPU);
+  }
   for (const std::string& name : o.datasets) {
     for (int64_t n : o.sizes) {
       gd_bench::PointSet ps = gd_bench::make_dataset(name, n, o.seed);
-      std::vector<uint8_t> kinds(n, GD_ROW_POINT);
-      std::vector<int32_t> all(static_cast<size_t>(n) * o.sweep.size()), one(n);
+      std::vector<uint8_t> kinds(n, GD_ROW_POINT), types(n);
+      std::vector<int32_t> all(static_cast<size_t>(n) * o.sweep.size()), one(n), cpu_all;
       for (double eps : o.eps) {
-        gd_params params;
-        gd_params_init(&params);
-        params.eps = eps;
-        params.threads = o.threads;
-        params.min_items_per_thread = o.min_items;
-        gd_error err{};
-        double sweep_s = 1e300, largest_s = 1e300, calls_s = 0;
-        for (int run = 0; run < o.runs; run++) {
-          double t0 = now_s();
-          if (gd_cluster_points_sweep(ps.x.data(), ps.y.data(), kinds.data(), n, &params,
-                                      o.sweep.data(), static_cast<int64_t>(o.sweep.size()),
-                                      all.data(), nullptr, &err) != GD_OK)
-            usage(err.message);
-          sweep_s = std::min(sweep_s, now_s() - t0);
-        }
-        bool same = true;
-        for (size_t k = 0; k < o.sweep.size(); k++) {
-          params.minpoints = o.sweep[k];
-          double best = 1e300;
+        cpu_all.clear();
+        for (gd_backend backend : backends) {
+          gd_params params;
+          gd_params_init(&params);
+          params.eps = eps;
+          params.threads = o.threads;
+          params.min_items_per_thread = o.min_items;
+          params.backend = backend;
+          params.device = o.device;
+          params.device_memory_budget = o.budget_mb * 1024 * 1024;
+          gd_error err{};
+          double sweep_s = 1e300, largest_s = 1e300, calls_s = 0, typed_s = 1e300;
           for (int run = 0; run < o.runs; run++) {
             double t0 = now_s();
-            gd_cluster_points(ps.x.data(), ps.y.data(), kinds.data(), n, &params, one.data(),
-                              nullptr, &err);
-            best = std::min(best, now_s() - t0);
+            if (gd_cluster_points_sweep(ps.x.data(), ps.y.data(), kinds.data(), n, &params,
+                                        o.sweep.data(), static_cast<int64_t>(o.sweep.size()),
+                                        all.data(), nullptr, &err) != GD_OK)
+              usage(err.message);
+            sweep_s = std::min(sweep_s, now_s() - t0);
           }
-          calls_s += best;
-          if (o.sweep[k] == largest) largest_s = best;
-          same = same && std::equal(one.begin(), one.end(), all.begin() + k * n);
+          bool same = true;
+          for (size_t k = 0; k < o.sweep.size(); k++) {
+            params.minpoints = o.sweep[k];
+            double best = 1e300;
+            for (int run = 0; run < o.runs; run++) {
+              double t0 = now_s();
+              if (gd_cluster_points(ps.x.data(), ps.y.data(), kinds.data(), n, &params,
+                                    one.data(), nullptr, &err) != GD_OK)
+                usage(err.message);
+              best = std::min(best, now_s() - t0);
+            }
+            calls_s += best;
+            if (o.sweep[k] == largest) largest_s = best;
+            same = same && std::equal(one.begin(), one.end(), all.begin() + k * n);
+          }
+          params.minpoints = largest;
+          for (int run = 0; run < o.runs; run++) {
+            double t0 = now_s();
+            if (gd_cluster_points_typed(ps.x.data(), ps.y.data(), kinds.data(), n, &params,
+                                        one.data(), types.data(), nullptr, &err) != GD_OK)
+              usage(err.message);
+            typed_s = std::min(typed_s, now_s() - t0);
+          }
+          if (backend == GD_BACKEND_CPU) cpu_all = all;
+          else if (!cpu_all.empty()) same = same && cpu_all == all;
+          std::printf("| %s | %s | %s | %s | %.4f | %.4f | %.4f | %.4f | %.2f | %.2f | %.4f | %s |\n",
+                      backend == GD_BACKEND_GPU ? "gpu" : "cpu", name.c_str(),
+                      size_label(n).c_str(), eps_label(eps).c_str(), sweep_s, largest_s,
+                      calls_s / o.sweep.size(), calls_s, sweep_s / largest_s,
+                      sweep_s / (calls_s / o.sweep.size()), typed_s,
+                      same ? "identical" : "DIFFER");
+          std::fflush(stdout);
         }
-        std::printf("| %s | %s | %s | %.3f | %.3f | %.3f | %.2f | %s |\n", name.c_str(),
-                    size_label(n).c_str(), eps_label(eps).c_str(), sweep_s, largest_s, calls_s,
-                    sweep_s / largest_s, same ? "identical" : "DIFFER");
-        std::fflush(stdout);
       }
     }
   }
@@ -731,7 +759,7 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(o.seed));
   std::fflush(stdout);
 
-  if (!o.sweep.empty()) return sweep_report(o);
+  if (!o.sweep.empty()) return sweep_report(o, gpu_ok);
   if (!o.thread_steps.empty()) return threads_report(o);
   if (gpu_ok) warm_up_gpu(o);
 #ifdef GD_BENCH_RESIDENT

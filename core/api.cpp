@@ -102,24 +102,22 @@ gd_status gd_cluster_points_typed(const double* x, const double* y, const uint8_
     } else {
       auto t0 = std::chrono::steady_clock::now();
       CompactPoints pts(x, y, row_kind, nrows, npoints);
-      std::vector<uint8_t> core;
+      std::vector<uint8_t> core(point_types ? npoints : 0);
+      uint8_t* core_out = point_types ? core.data() : nullptr;
       gd::CancelToken cancel(*params);
-      // The GPU back end gives no core flags: point types are the CPU's.
-      const bool gpu = params->backend == GD_BACKEND_GPU && !point_types;
-      // Its representatives are ranks, which are the ids when every row is a
-      // point (assign_ids would copy them unchanged, kNoise being GD_NOISE):
-      // they are then copied from the device straight into cluster_ids.
+      const bool gpu = params->backend == GD_BACKEND_GPU;
+      // The GPU's representatives are ranks, which are the ids when every row
+      // is a point (assign_ids would copy them unchanged, kNoise being
+      // GD_NOISE): they are then copied from the device straight into
+      // cluster_ids.
       const bool ids_direct = gpu && npoints == nrows;
       static_assert(sizeof(uint32_t) == sizeof(int32_t), "ids and ranks share a layout");
       std::vector<uint32_t> rep(ids_direct ? 0 : npoints);
       uint32_t* rep_out = ids_direct ? reinterpret_cast<uint32_t*>(cluster_ids) : rep.data();
-      if (gpu) {
-        gd::gpu_cluster(pts.view(), *params, cancel, rep_out, st);
-      } else {
-        if (point_types) core.resize(npoints);
-        gd::cpu_cluster(pts.view(), *params, cancel, rep.data(), st,
-                        point_types ? core.data() : nullptr);
-      }
+      if (gpu)
+        gd::gpu_cluster(pts.view(), *params, cancel, rep_out, st, core_out);
+      else
+        gd::cpu_cluster(pts.view(), *params, cancel, rep_out, st, core_out);
       pts.release();
 
       auto tl = std::chrono::steady_clock::now();

@@ -68,8 +68,9 @@ gd_status gd_cluster_points_sweep(const double* x, const double* y, const uint8_
     if (nrows > 0 && !cluster_ids) invalid("cluster_ids is NULL");
     const Levels levels(minpoints, nminpoints);
 
-    // Level k's scratch is the output of its first request, which emit()
-    // writes only after its last read (row ids fill nrows >= npoints slots).
+    // Level k's scratch (the CPU's) is the output of its first request,
+    // which emit() writes only after its last read (row ids fill
+    // nrows >= npoints slots).
     std::vector<uint32_t*> best(levels.values.size());
     for (size_t k = 0; k < best.size(); ++k)
       best[k] = reinterpret_cast<uint32_t*>(cluster_ids + levels.first_request[k] * nrows);
@@ -84,8 +85,11 @@ gd_status gd_cluster_points_sweep(const double* x, const double* y, const uint8_
 
     CompactPoints pts(x, y, row_kind, nrows, npoints);
     gd::CancelToken cancel(*params);
-    // The GPU back end has no sweep: the CPU serves it whatever params->backend says.
-    gd::cpu_sweep(pts.view(), params->eps, levels.values, *params, cancel, best.data(), emit, st);
+    if (params->backend == GD_BACKEND_GPU)
+      gd::gpu_sweep(pts.view(), params->eps, levels.values, *params, cancel, emit, st);
+    else
+      gd::cpu_sweep(pts.view(), params->eps, levels.values, *params, cancel, best.data(), emit,
+                    st);
     st.t_total = seconds_since(t0);
     if (stats) *stats = st;
   });

@@ -138,9 +138,10 @@ void cpu_cluster(const PointsView& pts, const gd_params& params, const CancelTok
                  uint32_t* rep, gd_run_stats& stats, uint8_t* core = nullptr);
 
 // GPU back end (cuda/, or a stub that throws GD_ERR_NO_DEVICE when built
-// without CUDA): fills rep[0..pts.n) with the same clusters as cpu_cluster.
+// without CUDA): fills rep[0..pts.n) with the same clusters as cpu_cluster,
+// and core[0..pts.n) as cpu_cluster does when core is given.
 void gpu_cluster(const PointsView& pts, const gd_params& params, const CancelToken& cancel,
-                 uint32_t* rep, gd_run_stats& stats);
+                 uint32_t* rep, gd_run_stats& stats, uint8_t* core = nullptr);
 bool gpu_available(int device, std::string* why);
 // CUDA devices this process sees (0 without a driver, or a build without CUDA).
 int gpu_device_count();

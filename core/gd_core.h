@@ -293,9 +293,12 @@ int			gd_hardware_threads(void);
  * ---- Point types and minpoints sweeps (the aggregates, gpu_dbscan_point_type,
  * gpu_dbscan_sweep, gpu_dbscan_params) ----
  *
- * The GPU back end computes neither core flags nor sweeps yet: with
- * GD_BACKEND_GPU these entry points run on the CPU and stats->backend says
- * so.  Their ids are always those of gd_cluster_points / gd_cluster_graph.
+ * gd_cluster_points_typed and gd_cluster_points_sweep run where
+ * params->backend says: with GD_BACKEND_GPU point types come from the
+ * device's core flags and a sweep from one neighbour count on the device
+ * (cuda/sweep.cu), and stats->backend is GD_BACKEND_GPU.  The graph forms
+ * run on the CPU.  Ids are always those of gd_cluster_points /
+ * gd_cluster_graph, and point types the same on either back end.
  */
 
 /* What DBSCAN made of a row. */

@@ -1,11 +1,17 @@
 // gpu_stub.cpp — the GPU back end of a build without CUDA (CMake leaves this
 // file out when the CUDA back end is built).
 #include "backend.hpp"
+#include "sweep.hpp"
 
 namespace gd {
 
 void gpu_cluster(const PointsView&, const gd_params&, const CancelToken&, uint32_t*,
-                 gd_run_stats&) {
+                 gd_run_stats&, uint8_t*) {
+  throw Error(GD_ERR_NO_DEVICE, "gpu_dbscan was built without CUDA");
+}
+
+void gpu_sweep(const PointsView&, double, const std::vector<int64_t>&, const gd_params&,
+               const CancelToken&, const SweepEmit&, gd_run_stats&) {
   throw Error(GD_ERR_NO_DEVICE, "gpu_dbscan was built without CUDA");
 }
 

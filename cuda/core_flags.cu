@@ -4,6 +4,10 @@
 // over their 25 neighbour cells and stop at minpoints (ArborX's preprocessing
 // phase).  A neighbour cell whose every point p sees counts all its points at
 // once; one of which p sees none is skipped (see grid.cuh).
+//
+// A minpoints sweep (types_sweep.cu) asks for the counts themselves, capped
+// at its largest value (the cap is the kernel's minpoints): a dense cell's
+// points then count as the cap, the others up to it.
 #include "grid.cuh"
 
 namespace gd {
@@ -11,14 +15,16 @@ namespace cuda {
 
 namespace {
 
+// core and/or counts (null: not wanted).
 __global__ void core_kernel(GridView g, int64_t minpoints, Batch batch, const volatile int* stop,
-                            uint8_t* __restrict__ core) {
+                            uint8_t* __restrict__ core, uint32_t* __restrict__ counts) {
   if (cancelled(stop)) return;
   uint32_t i;
   if (!batch_point(batch, g.n, &i)) return;
   uint32_t c = g.cell_of[i];
   if (g.dense[c]) {
-    core[i] = 1;
+    if (core != nullptr) core[i] = 1;
+    if (counts != nullptr) counts[i] = static_cast<uint32_t>(minpoints);
     return;
   }
   double px = g.p[i].x, py = g.p[i].y;
@@ -44,7 +50,20 @@ __global__ void core_kernel(GridView g, int64_t minpoints, Batch batch, const vo
       }
     }
   }
-  core[i] = count >= minpoints ? 1 : 0;
+  if (core != nullptr) core[i] = count >= minpoints ? 1 : 0;
+  if (counts != nullptr) counts[i] = static_cast<uint32_t>(count < minpoints ? count : minpoints);
+}
+
+void launch_core(RunContext& ctx, const GridView& g, int64_t minpoints, uint32_t nbatches,
+                 uint8_t* core, uint32_t* counts) {
+  for (uint32_t b = 0; b < nbatches; ++b) {
+    Batch batch{b, nbatches};
+    uint64_t threads = batch_threads(batch, g.n);
+    if (threads == 0) continue;
+    core_kernel<<<grid_for(threads), kBlock, 0, ctx.stream()>>>(
+        g, minpoints, batch, ctx.cancel_flag_device(), core, counts);
+    GD_CHECK_LAUNCH("core_kernel");
+  }
 }
 
 }  // namespace
@@ -56,14 +75,13 @@ void core_flags(RunContext& ctx, const GridView& g, int64_t minpoints, uint32_t 
     CUDA_TRY(cudaMemsetAsync(core, 1, g.n, ctx.stream()));
     return;
   }
-  for (uint32_t b = 0; b < nbatches; ++b) {
-    Batch batch{b, nbatches};
-    uint64_t threads = batch_threads(batch, g.n);
-    if (threads == 0) continue;
-    core_kernel<<<grid_for(threads), kBlock, 0, ctx.stream()>>>(g, minpoints, batch,
-                                                                ctx.cancel_flag_device(), core);
-    GD_CHECK_LAUNCH("core_kernel");
-  }
+  launch_core(ctx, g, minpoints, nbatches, core, nullptr);
+}
+
+void core_counts(RunContext& ctx, const GridView& g, uint32_t cap, uint32_t nbatches,
+                 uint32_t* counts) {
+  if (cap < 2) throw Error(GD_ERR_INTERNAL, "core_counts: cap below 2");
+  launch_core(ctx, g, cap, nbatches, nullptr, counts);
 }
 
 }  // namespace cuda

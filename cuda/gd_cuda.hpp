@@ -11,7 +11,10 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <vector>
+
 #include "backend.hpp"
+#include "sweep.hpp"
 
 namespace gd {
 namespace cuda {
@@ -62,12 +65,20 @@ struct RunInfo {
 
 // gd::gpu_cluster with options: host points in, per-point representatives
 // out: cluster ranks (0..k-1 in the order of each cluster's first point, so
-// that assign_ids maps them in one pass), kNoise for noise.
+// that assign_ids maps them in one pass), kNoise for noise; core (when not
+// null) takes each point's core flag (1 core, else 0), for point types.
 void cluster_host(const PointsView& pts, const gd_params& params, const CancelToken& cancel,
                   uint32_t* rep, gd_run_stats& stats, const Options& opts,
-                  RunInfo* info = nullptr);
+                  RunInfo* info = nullptr, uint8_t* core = nullptr);
 
-// Same, with x, y and rep in device memory (of params.device); stats.t_transfer
+// gd::gpu_sweep with options (sweep.cu): levels distinct, ascending, each
+// >= 1; emit(level, rep) once per level, rep as cluster_host's.
+// opts.max_strip_points forces the value-by-value strip path.
+void sweep_host(const PointsView& pts, double eps, const std::vector<int64_t>& levels,
+                const gd_params& params, const CancelToken& cancel, const SweepEmit& emit,
+                gd_run_stats& stats, const Options& opts);
+
+// Same as cluster_host, with x, y and rep in device memory (of params.device); stats.t_transfer
 // stays 0.  Used by the benchmark to time the core alone.
 void cluster_device(const double* d_x, const double* d_y, uint32_t n, const gd_params& params,
                     const CancelToken& cancel, uint32_t* d_rep, gd_run_stats& stats,

@@ -31,6 +31,8 @@ namespace {
 
 constexpr uint64_t kDefaultWorkPerBatch = uint64_t{1} << 28;
 
+}  // namespace
+
 uint32_t plan_batches(uint64_t work, uint32_t n, const Options& opts) {
   uint64_t per = opts.work_per_batch ? opts.work_per_batch : kDefaultWorkPerBatch;
   uint64_t nb = work / per + 1;
@@ -41,6 +43,8 @@ uint32_t plan_batches(uint64_t work, uint32_t n, const Options& opts) {
   nb = std::min(nb, std::max<uint64_t>(warps, 1));
   return static_cast<uint32_t>(std::max<uint64_t>(nb, 1));
 }
+
+namespace {
 
 void check_fits(const RunContext& ctx, uint32_t n) {
   size_t need = gather_stage_bytes(n);
@@ -67,7 +71,7 @@ void start_stats(gd_run_stats& stats, uint32_t n) {
 // The whole set in one piece: upload, cluster, download.
 void cluster_whole(RunContext& ctx, const PointsView& pts, const gd_params& params,
                    uint32_t* rep, gd_run_stats& stats, const Options& opts, RunInfo* info,
-                   Stopwatch& sw) {
+                   Stopwatch& sw, uint8_t* core) {
   check_fits(ctx, pts.n);
   device_buffer<double> dx, dy;
   Bounds bounds;
@@ -80,11 +84,17 @@ void cluster_whole(RunContext& ctx, const PointsView& pts, const gd_params& para
       opts.transfer_mode == 2 ? 1 : static_cast<unsigned>(std::max(params.threads, 0));
   upload_points(ctx, pts.x, pts.y, pts.n, plan, &dx, &dy, &bounds);
   stats.t_transfer += sw.lap();
+  // Core flags for point types: given order, copied back once with the ids.
+  device_buffer<uint8_t> d_core;
+  if (core != nullptr) d_core = ctx.alloc<uint8_t>(pts.n, "core flags out");
   device_buffer<uint32_t> d_rep = cluster_on_device(ctx, dx.data(), dy.data(), pts.n, bounds,
                                                     params, opts, stats, sw, &dx, &dy, nullptr,
-                                                    info);
+                                                    info, nullptr, d_core.data());
   sw.lap();
+  if (core != nullptr)
+    CUDA_TRY(cudaMemcpyAsync(core, d_core.data(), pts.n, cudaMemcpyDeviceToHost, ctx.stream()));
   download_reps(ctx, d_rep.data(), pts.n, rep, plan);
+  ctx.wait();
   stats.t_transfer += sw.lap();
 }
 
@@ -104,7 +114,8 @@ device_buffer<uint32_t> cluster_on_device(RunContext& ctx, const double* dx, con
                                           gd_run_stats& stats, Stopwatch& sw,
                                           device_buffer<double>* own_x,
                                           device_buffer<double>* own_y, uint32_t* d_rep,
-                                          RunInfo* info, const StripRoles* strip) {
+                                          RunInfo* info, const StripRoles* strip,
+                                          uint8_t* core_out) {
   if (!(std::isfinite(bounds.xmin) && std::isfinite(bounds.xmax) && std::isfinite(bounds.ymin) &&
         std::isfinite(bounds.ymax)))
     throw Error(GD_ERR_INVALID, "point coordinates must be finite");
@@ -131,23 +142,9 @@ device_buffer<uint32_t> cluster_on_device(RunContext& ctx, const double* dx, con
   ctx.wait();
   stats.t_core += sw.lap();
 
-  // Claimers (minpoints > 1 only: with fewer every point is core and pairs
-  // are joined when either side sees the other) start from each cell's
-  // smallest core.
-  device_buffer<uint64_t> cell_min_core;
-  if (minpoints > 1) cell_min_core = smallest_cores(ctx, g, core.data());
-  trace_point(ctx.stream(), "smallest cores");
-  auto parent = ctx.alloc<uint32_t>(n, "union-find parents");
-  union_core_pairs(ctx, g, core.data(), cell_min_core.data(), trusted.data(), minpoints, nb,
-                   parent.data());
+  device_buffer<uint32_t> parent =
+      join_and_claim(ctx, g, core.data(), trusted.data(), minpoints, nb, stats, sw);
   trusted.reset();
-  trace_point(ctx.stream(), "union");
-  ctx.wait();
-  stats.t_union += sw.lap();
-
-  if (minpoints > 1) assign_borders(ctx, g, core.data(), cell_min_core.data(), nb, parent.data());
-  trace_point(ctx.stream(), "borders");
-  cell_min_core.reset();
   // The cell of each point is no longer needed: its buffer takes the
   // representatives when the caller gave none.
   device_buffer<uint32_t> out;
@@ -158,7 +155,8 @@ device_buffer<uint32_t> cluster_on_device(RunContext& ctx, const double* dx, con
   final_reps(ctx, g, core.data(), parent.data(), d_rep);
   trace_point(ctx.stream(), "final reps");
   parent.reset();
-  if (strip != nullptr) scatter_core(ctx, g, core.data(), strip->core_out);
+  if (strip != nullptr) core_out = strip->core_out;
+  if (core_out != nullptr) scatter_core(ctx, g, core.data(), core_out);
   core.reset();
   if (strip == nullptr) rank_reps(ctx, n, d_rep);
   trace_point(ctx.stream(), "rank reps");
@@ -215,7 +213,7 @@ std::vector<int> logical_devices(const gd_params& params) {
 // strips spread over them, the same host merge.
 void cluster_split(const std::vector<int>& devs, const PointsView& pts, const gd_params& params,
                    const CancelToken& cancel, uint32_t* rep, gd_run_stats& stats,
-                   const Options& opts, RunInfo* info) {
+                   const Options& opts, RunInfo* info, uint8_t* core) {
   std::vector<std::unique_ptr<RunContext>> owned;
   std::vector<RunContext*> ctxs;
   for (int d : devs) {
@@ -226,7 +224,7 @@ void cluster_split(const std::vector<int>& devs, const PointsView& pts, const gd
   stats.device = devs.front();
   stats.devices = static_cast<int32_t>(devs.size());
   try {
-    cluster_in_strips_on(ctxs, pts, params, rep, stats, opts, info, opts.max_strip_points);
+    cluster_in_strips_on(ctxs, pts, params, rep, stats, opts, info, opts.max_strip_points, core);
   } catch (...) {
     release_contexts(owned, params.device);
     throw;
@@ -236,6 +234,29 @@ void cluster_split(const std::vector<int>& devs, const PointsView& pts, const gd
 
 }  // namespace
 
+// Core flags (sorted order) -> parent[]: the core sets joined (union-find
+// over sorted indexes), each border point's entry its first claimer
+// (kNone: noise).  Shared by one clustering and each value of a sweep.
+device_buffer<uint32_t> join_and_claim(RunContext& ctx, const GridView& g, const uint8_t* core,
+                                       const uint8_t* trusted, int64_t minpoints, uint32_t nb,
+                                       gd_run_stats& stats, Stopwatch& sw) {
+  // Claimers (minpoints > 1 only: with fewer every point is core and pairs
+  // are joined when either side sees the other) start from each cell's
+  // smallest core.
+  device_buffer<uint64_t> cell_min_core;
+  if (minpoints > 1) cell_min_core = smallest_cores(ctx, g, core);
+  trace_point(ctx.stream(), "smallest cores");
+  auto parent = ctx.alloc<uint32_t>(g.n, "union-find parents");
+  union_core_pairs(ctx, g, core, cell_min_core.data(), trusted, minpoints, nb, parent.data());
+  trace_point(ctx.stream(), "union");
+  ctx.wait();
+  stats.t_union += sw.lap();
+
+  if (minpoints > 1) assign_borders(ctx, g, core, cell_min_core.data(), nb, parent.data());
+  trace_point(ctx.stream(), "borders");
+  return parent;
+}
+
 // Points that do not fit the budget in one piece (too many for the sort
 // stage, or a later stage ran out of budget or of device memory) are
 // clustered in strips (strips.cu): the same answer, in more time.  With a
@@ -243,7 +264,8 @@ void cluster_split(const std::vector<int>& devs, const PointsView& pts, const gd
 // split_min_points points, is split over the devices; the others run on
 // params.device alone.
 void cluster_host(const PointsView& pts, const gd_params& params, const CancelToken& cancel,
-                  uint32_t* rep, gd_run_stats& stats, const Options& opts, RunInfo* info) {
+                  uint32_t* rep, gd_run_stats& stats, const Options& opts, RunInfo* info,
+                  uint8_t* core) {
   Stopwatch total, sw;
   start_stats(stats, pts.n);
   stats.device = params.device;
@@ -261,20 +283,20 @@ void cluster_host(const PointsView& pts, const gd_params& params, const CancelTo
     if (split) {
       // (the contexts of the split are made below, after this one is gone)
     } else if (opts.max_strip_points != 0 || gather_stage_bytes(pts.n) > ctx.budget_limit()) {
-      cluster_in_strips(ctx, pts, params, rep, stats, opts, info, opts.max_strip_points);
+      cluster_in_strips(ctx, pts, params, rep, stats, opts, info, opts.max_strip_points, core);
     } else {
       try {
-        cluster_whole(ctx, pts, params, rep, stats, opts, info, sw);
+        cluster_whole(ctx, pts, params, rep, stats, opts, info, sw, core);
       } catch (const Error& e) {
         if (e.status() != GD_ERR_DEVICE_NOMEM) throw;
         start_stats(stats, pts.n);
         stats.device = params.device;
         stats.devices = 1;
-        cluster_in_strips(ctx, pts, params, rep, stats, opts, info, pts.n / 2);
+        cluster_in_strips(ctx, pts, params, rep, stats, opts, info, pts.n / 2, core);
       }
     }
   }
-  if (split) cluster_split(devs, pts, params, cancel, rep, stats, opts, info);
+  if (split) cluster_split(devs, pts, params, cancel, rep, stats, opts, info, core);
   stats.t_total = total.lap();
 }
 
@@ -351,9 +373,9 @@ __global__ void probe_kernel(int* out) { *out = 42; }
 }  // namespace cuda
 
 void gpu_cluster(const PointsView& pts, const gd_params& params, const CancelToken& cancel,
-                 uint32_t* rep, gd_run_stats& stats) {
+                 uint32_t* rep, gd_run_stats& stats, uint8_t* core) {
   try {
-    cuda::cluster_host(pts, params, cancel, rep, stats, cuda::Options());
+    cuda::cluster_host(pts, params, cancel, rep, stats, cuda::Options(), nullptr, core);
   } catch (const Error& e) {
     // A CUDA error (out of memory from another process, a driver fault) can
     // leave this process's context unusable for every later run of the

@@ -241,6 +241,10 @@ Grid build_grid(RunContext& ctx, const double* dx, const double* dy, uint32_t n,
 // core_flags.cu
 void core_flags(RunContext& ctx, const GridView& g, int64_t minpoints, uint32_t nbatches,
                 uint8_t* core);
+// core_flags.cu: each point's neighbour count (itself included), capped at
+// cap >= 2 (the grid built with minpoints = cap), sorted order.
+void core_counts(RunContext& ctx, const GridView& g, uint32_t cap, uint32_t nbatches,
+                 uint32_t* counts);
 
 // labels.cu: each cell's core with the smallest original index, as
 // claimers.cuh's core_key (kNoCore for a cell without one).

@@ -28,14 +28,24 @@ struct StripRoles {
 // released once the grid has gathered them (when the run owns them: own_x,
 // own_y).  The representatives go to d_rep, or, when d_rep is null, into a
 // buffer of the run that is returned: cluster ranks, or original indexes of
-// each cluster's root when strip is given; kNoise for noise.
+// each cluster's root when strip is given; kNoise for noise.  core_out (or
+// strip->core_out), when given, takes the core flags in the given order.
 device_buffer<uint32_t> cluster_on_device(RunContext& ctx, const double* dx, const double* dy,
                                           uint32_t n, const Bounds& bounds,
                                           const gd_params& params, const Options& opts,
                                           gd_run_stats& stats, Stopwatch& sw,
                                           device_buffer<double>* own_x,
                                           device_buffer<double>* own_y, uint32_t* d_rep,
-                                          RunInfo* info, const StripRoles* strip = nullptr);
+                                          RunInfo* info, const StripRoles* strip = nullptr,
+                                          uint8_t* core_out = nullptr);
+
+// The stages after the core flags (core: sorted order): each cell's
+// smallest core, the union of core pairs, then (minpoints > 1) every border
+// point's first claimer in its parent[] entry (kNone: noise); final_reps
+// reads the result.  trusted: as for union_core_pairs (null: all).
+device_buffer<uint32_t> join_and_claim(RunContext& ctx, const GridView& g, const uint8_t* core,
+                                       const uint8_t* trusted, int64_t minpoints, uint32_t nb,
+                                       gd_run_stats& stats, Stopwatch& sw);
 
 // Device memory that the run's sort stage needs for n points (a lower bound
 // of its peak, known before anything is allocated).
@@ -44,9 +54,13 @@ size_t gather_stage_bytes(uint32_t n);
 // strips.cu: clusters host points that do not fit the budget in one piece,
 // strip by strip (see there), writing cluster ranks to rep like cluster_host.
 // max_points: the most points one strip may load (0: from the budget).
+// core (host, pts.n), when given, takes every point's core flag.
 void cluster_in_strips(RunContext& ctx, const PointsView& pts, const gd_params& params,
                        uint32_t* rep, gd_run_stats& stats, const Options& opts, RunInfo* info,
-                       uint64_t max_points);
+                       uint64_t max_points, uint8_t* core = nullptr);
+
+// Plans the batches of a neighbour stage from the grid's work estimate.
+uint32_t plan_batches(uint64_t work, uint32_t n, const Options& opts);
 
 // The same with the strips spread over several logical devices (one context
 // each, one host thread each, the strips handed out on demand) and merged by
@@ -54,7 +68,8 @@ void cluster_in_strips(RunContext& ctx, const PointsView& pts, const gd_params& 
 // strips so that every device gets a few (and none exceeds its budget).
 void cluster_in_strips_on(const std::vector<RunContext*>& ctxs, const PointsView& pts,
                           const gd_params& params, uint32_t* rep, gd_run_stats& stats,
-                          const Options& opts, RunInfo* info, uint64_t max_points);
+                          const Options& opts, RunInfo* info, uint64_t max_points,
+                          uint8_t* core = nullptr);
 
 // strips.cu: role of each sorted point -> trusted flag (sorted order), and
 // core flags (sorted order) -> core_out (given order).

@@ -220,7 +220,7 @@ class StripRun {
   // their order: roots are the smallest index of a set, each border point is
   // claimed by its owning strip alone, and core flags are exact wherever a
   // strip hands one back).
-  void run(const std::vector<RunContext*>& ctxs, uint32_t* rep, RunInfo* info) {
+  void run(const std::vector<RunContext*>& ctxs, uint32_t* rep, RunInfo* info, uint8_t* core) {
     uint32_t n = pts_.n;
     {
       Stopwatch sw;
@@ -299,6 +299,9 @@ class StripRun {
     }
     Stopwatch sw;
     rank_clusters(rep);
+    // Every point is owned by one strip, and owned points are trusted: core_
+    // is exact for every point.
+    if (core != nullptr) std::copy(core_.begin(), core_.end(), core);
     stats_.t_label += sw.lap();
   }
 
@@ -519,7 +522,7 @@ class StripRun {
 // device memory) and runs them on ctxs.
 void run_strips(const std::vector<RunContext*>& ctxs, const PointsView& pts,
                 const gd_params& params, uint32_t* rep, gd_run_stats& stats, const Options& opts,
-                RunInfo* info, uint64_t cap) {
+                RunInfo* info, uint64_t cap, uint8_t* core) {
   Stopwatch sw;
   StripRun run(ctxs.front()->cancel(), pts, params, opts, stats);
   run.prepare();
@@ -546,7 +549,7 @@ void run_strips(const std::vector<RunContext*>& ctxs, const PointsView& pts,
         *info = fresh;
         info->strip_cap = cap;
       }
-      run.run(ctxs, rep, info);
+      run.run(ctxs, rep, info, core);
       return;
     } catch (const Error& e) {
       if (e.status() != GD_ERR_DEVICE_NOMEM || cap <= kMinStripPoints) throw;
@@ -569,21 +572,22 @@ void scatter_core(RunContext& ctx, const GridView& g, const uint8_t* core, uint8
 
 void cluster_in_strips(RunContext& ctx, const PointsView& pts, const gd_params& params,
                        uint32_t* rep, gd_run_stats& stats, const Options& opts, RunInfo* info,
-                       uint64_t max_points) {
+                       uint64_t max_points, uint8_t* core) {
   std::vector<RunContext*> one{&ctx};
   run_strips(one, pts, params, rep, stats, opts, info,
-             max_points != 0 ? max_points : UINT64_MAX);
+             max_points != 0 ? max_points : UINT64_MAX, core);
 }
 
 void cluster_in_strips_on(const std::vector<RunContext*>& ctxs, const PointsView& pts,
                           const gd_params& params, uint32_t* rep, gd_run_stats& stats,
-                          const Options& opts, RunInfo* info, uint64_t max_points) {
+                          const Options& opts, RunInfo* info, uint64_t max_points,
+                          uint8_t* core) {
   // A few strips a device, so that one device's gather and merge on the host
   // overlap another's device work (and each strip's halo stays a small part).
   uint64_t per = (static_cast<uint64_t>(pts.n) + kStripsPerDevice * ctxs.size() - 1) /
                  (kStripsPerDevice * ctxs.size());
   uint64_t cap = max_points != 0 ? max_points : std::max(per, kMinStripPoints);
-  run_strips(ctxs, pts, params, rep, stats, opts, info, cap);
+  run_strips(ctxs, pts, params, rep, stats, opts, info, cap, core);
 }
 
 }  // namespace cuda

@@ -310,8 +310,8 @@ core_cluster_points(const double *x, const double *y, const uint8_t *row_kind,
 	double		waited = 0;
 	bool		slot = false;
 
-	/* the GPU serves neither sweeps nor point types: no slot for those */
-	if (backend == GD_BACKEND_GPU && CLUSTER_JOB_IDS_ONLY(job))
+	/* ids, point types and sweeps of 2D points all run on the GPU */
+	if (backend == GD_BACKEND_GPU)
 	{
 		gd_progress_phase(GD_PHASE_SLOT_WAIT);
 		slot = take_gpu_slot(&backend, &waited);

@@ -26,13 +26,13 @@ typedef struct ClusterJob
 	uint8_t    *types;
 } ClusterJob;
 
-/* Whether job asks for ids at one minpoints only (what every back end serves). */
+/* Whether job asks for ids at one minpoints only (no point types, no sweep). */
 #define CLUSTER_JOB_IDS_ONLY(job) ((job)->nminpoints == 1 && (job)->types == NULL)
 
 /*
  * Runs job on 2D points (row_kind POINT, EMPTY or NULL); the back end is
  * gpu_dbscan.backend's choice when may_use_gpu, else the CPU.  The GPU
- * serves ids only: sweeps and point types run on the CPU.
+ * serves ids, point types and sweeps alike.
  */
 extern void core_cluster_points(const double *x, const double *y, const uint8_t *row_kind,
 								int64_t nrows, int64_t npoints, const ClusterJob *job,

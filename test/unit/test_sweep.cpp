@@ -169,13 +169,31 @@ TEST(Sweep, NoRowsAndNoPoints) {
   EXPECT_EQ(ids, (std::vector<int32_t>{0, -1, 1, -1, 2, -1, -1, -1, -1, -1}));
 }
 
-TEST(Sweep, GpuAskedRunsOnTheCpu) {
+// GD_BACKEND_GPU: the sweep runs on the GPU (same ids, stats say gpu), or
+// fails with a device error where none is usable (GD_ERR_NO_DEVICE without
+// CUDA; the PG glue then falls back under auto).
+TEST(Sweep, GpuAskedRunsOnTheGpuOrSaysWhy) {
   Rows r = gd_test::uniform_rows(500, 0, 10, 17);
+  const std::vector<int64_t> values{2, 4};
+  std::vector<int32_t> cpu = sweep(r, 0.7, values, 0);
+  gd_params p;
+  gd_params_init(&p);
+  p.eps = 0.7;
+  p.backend = GD_BACKEND_GPU;
+  std::vector<int32_t> gpu(r.size() * values.size(), -7);
   gd_run_stats st{};
-  std::vector<int32_t> cpu = sweep(r, 0.7, {2, 4}, 0);
-  std::vector<int32_t> gpu = sweep(r, 0.7, {2, 4}, 0, GD_BACKEND_GPU, &st);
+  gd_error err{}, why{};
+  gd_status status = gd_cluster_points_sweep(r.x.data(), r.y.data(), r.kinds.data(),
+                                             static_cast<int64_t>(r.size()), &p, values.data(),
+                                             2, gpu.data(), &st, &err);
+  if (!gd_gpu_available(0, &why)) {
+    EXPECT_TRUE(status == GD_ERR_NO_DEVICE || status == GD_ERR_DEVICE) << err.message;
+    if (!gd_built_with_cuda()) EXPECT_EQ(status, GD_ERR_NO_DEVICE);
+    return;
+  }
+  ASSERT_EQ(status, GD_OK) << err.message;
   EXPECT_EQ(gpu, cpu);
-  EXPECT_EQ(st.backend, GD_BACKEND_CPU);
+  EXPECT_EQ(st.backend, GD_BACKEND_GPU);
 }
 
 TEST(Sweep, BadArguments) {

@@ -1,0 +1,201 @@
+// sweep.cu — the minpoints sweep on the device (gd::gpu_sweep, sweep.hpp):
+// one upload, one grid and one neighbour count serve every value
+// (Gowanlock et al.: one eps-neighbour pass for all minpoints).
+//
+//   upload -> grid (built once, dense flags at the largest value M)
+//   -> counts: each point's neighbours, capped at M (core_flags.cu)
+//   -> per value m, largest first: core = count >= m, then the stages of one
+//      clustering (join_and_claim, final_reps, rank_reps) over the same
+//      grid -> download the ranks -> emit
+//
+// Why each value's ids are exactly those of one clustering at m: a point
+// sees at least m points iff its count capped at M >= m is >= m (m <= M),
+// and a point of a cell dense at M sees at least M >= m points; from the
+// core flags on, the stages are those of cluster_on_device, whose answer
+// depends on the core flags and the grid's points and boxes only (the dense
+// flags decide core flags and the batch plan, nothing after).  Values above
+// the number of points make no point core (all noise, no search), as one
+// clustering does (api.cpp).
+//
+// Each value's ids are numbered on the host (emit) on a helper thread while
+// the device works on the next value.
+//
+// The rest of one value's work is the union and the claimer scans, which
+// test distances again: no pair list is kept (it would take memory the
+// one-clustering path never needs).  A set that does not fit the budget in
+// one piece is swept value by value through the strip path (strips.cu): the
+// same ids, without the shared count.
+#include <algorithm>
+#include <future>
+#include <vector>
+
+#include "gd_cuda.hpp"
+#include "grid.cuh"
+#include "pipeline.cuh"
+#include "sweep.hpp"
+#include "trace.cuh"
+
+namespace gd {
+namespace cuda {
+
+namespace {
+
+__global__ void core_from_counts_kernel(const uint32_t* __restrict__ counts, uint32_t n,
+                                        uint32_t m, uint8_t* __restrict__ core) {
+  uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  core[i] = counts[i] >= m ? 1 : 0;
+}
+
+void reset_stats(gd_run_stats& stats, uint32_t n) {
+  stats.backend = GD_BACKEND_GPU;
+  stats.points = n;
+  stats.cells = stats.batches = stats.strips = 0;
+  stats.t_transfer = stats.t_sort = stats.t_core = stats.t_union = stats.t_label = 0;
+  stats.t_total = 0;
+}
+
+// levels[0..last), each >= 1, ascending, the largest at most pts.n (or 1).
+void sweep_whole(RunContext& ctx, const PointsView& pts, double eps,
+                 const std::vector<int64_t>& levels, size_t last, const Options& opts,
+                 const SweepEmit& emit, gd_run_stats& stats) {
+  const uint32_t n = pts.n;
+  Stopwatch sw;
+  device_buffer<double> dx, dy;
+  Bounds bounds;
+  TransferPlan plan;
+  plan.direct = true;
+  upload_points(ctx, pts.x, pts.y, n, plan, &dx, &dy, &bounds);
+  stats.t_transfer += sw.lap();
+
+  const int64_t top = levels[last - 1];
+  Grid grid = build_grid(ctx, dx.data(), dy.data(), n, bounds, eps, top, stats, &dx, &dy);
+  stats.t_sort += sw.lap();
+  GridView g = grid.view();
+  const uint32_t nb = plan_batches(grid.work, n, opts);
+  stats.batches += nb;
+
+  // One neighbour pass for every value.
+  device_buffer<uint32_t> counts;
+  if (top >= 2) {
+    counts = ctx.alloc<uint32_t>(n, "sweep neighbour counts");
+    core_counts(ctx, g, static_cast<uint32_t>(top), nb, counts.data());
+    trace_point(ctx.stream(), "sweep: counts");
+    ctx.wait();
+  }
+  stats.t_core += sw.lap();
+
+  auto core = ctx.alloc<uint8_t>(n, "sweep core flags");
+  auto d_rep = ctx.alloc<uint32_t>(n, "sweep representatives");
+  // Two host buffers: value k's ids are numbered on a helper thread (emit:
+  // assign_ids over every row) while the device works on the next value.
+  // One emit at a time; pending is joined before the next one starts and
+  // before the buffers go (declared after them: destroyed first).
+  std::vector<uint32_t> reps[2] = {std::vector<uint32_t>(n), std::vector<uint32_t>(n)};
+  std::future<void> pending;
+  for (size_t k = last; k-- > 0;) {
+    const int64_t m = levels[k];
+    if (m <= 1) {
+      CUDA_TRY(cudaMemsetAsync(core.data(), 1, n, ctx.stream()));
+    } else {
+      core_from_counts_kernel<<<grid_for(n), kBlock, 0, ctx.stream()>>>(
+          counts.data(), n, static_cast<uint32_t>(m), core.data());
+      GD_CHECK_LAUNCH("core_from_counts_kernel");
+    }
+    stats.t_core += sw.lap();
+    {
+      device_buffer<uint32_t> parent =
+          join_and_claim(ctx, g, core.data(), nullptr, m, nb, stats, sw);
+      final_reps(ctx, g, core.data(), parent.data(), d_rep.data());
+    }
+    rank_reps(ctx, n, d_rep.data());
+    trace_point(ctx.stream(), "sweep: one value");
+    ctx.wait();
+    stats.t_label += sw.lap();
+    std::vector<uint32_t>& rep = reps[k & 1];
+    download_reps(ctx, d_rep.data(), n, rep.data(), plan);
+    stats.t_transfer += sw.lap();
+    if (pending.valid()) pending.get();  // rethrows what the emit threw
+    pending = std::async(std::launch::async, [&emit, k, &rep] { emit(k, rep.data()); });
+    stats.t_label += sw.lap();
+  }
+  if (pending.valid()) pending.get();
+  stats.t_label += sw.lap();
+}
+
+// Each value on its own through the strip path (max_points as for
+// cluster_in_strips).
+void sweep_in_strips(RunContext& ctx, const PointsView& pts, const gd_params& params,
+                     const std::vector<int64_t>& levels, size_t last, const Options& opts,
+                     uint64_t max_points, const SweepEmit& emit, gd_run_stats& stats) {
+  std::vector<uint32_t> rep(pts.n);
+  int64_t strips = 0;
+  for (size_t k = last; k-- > 0;) {
+    gd_params one = params;
+    one.minpoints = levels[k];
+    cluster_in_strips(ctx, pts, one, rep.data(), stats, opts, nullptr, max_points);
+    strips += stats.strips;
+    emit(k, rep.data());
+  }
+  stats.strips = strips;
+}
+
+}  // namespace
+
+void sweep_host(const PointsView& pts, double eps, const std::vector<int64_t>& levels,
+                const gd_params& params, const CancelToken& cancel, const SweepEmit& emit,
+                gd_run_stats& stats, const Options& opts) {
+  Stopwatch total;
+  reset_stats(stats, pts.n);
+  const size_t nlevels = levels.size();
+  if (nlevels == 0 || nlevels > UINT16_MAX) throw Error(GD_ERR_INTERNAL, "bad sweep level count");
+  if (pts.n == 0) {
+    for (size_t k = nlevels; k-- > 0;) emit(k, nullptr);
+    return;
+  }
+  // Values above the number of points: all noise, no search (cpu_sweep's rule).
+  size_t last = nlevels;
+  while (last > 0 && levels[last - 1] >= 2 && levels[last - 1] > static_cast<int64_t>(pts.n))
+    --last;
+  if (last < nlevels) {
+    const std::vector<uint32_t> noise(pts.n, kNoise);
+    for (size_t k = nlevels; k-- > last;) emit(k, noise.data());
+  }
+  if (last == 0) return;
+
+  gd_params p = params;
+  p.eps = eps;
+  RunContext ctx(p.device, p.device_memory_budget, cancel);
+  if (opts.max_strip_points != 0 || gather_stage_bytes(pts.n) > ctx.budget_limit()) {
+    sweep_in_strips(ctx, pts, p, levels, last, opts, opts.max_strip_points, emit, stats);
+  } else {
+    try {
+      sweep_whole(ctx, pts, eps, levels, last, opts, emit, stats);
+    } catch (const Error& e) {
+      if (e.status() != GD_ERR_DEVICE_NOMEM) throw;
+      // Values already emitted are emitted again, with the same ids.
+      reset_stats(stats, pts.n);
+      sweep_in_strips(ctx, pts, p, levels, last, opts, pts.n / 2, emit, stats);
+    }
+  }
+  stats.t_total = total.lap();
+}
+
+}  // namespace cuda
+
+void gpu_sweep(const PointsView& pts, double eps, const std::vector<int64_t>& levels,
+               const gd_params& params, const CancelToken& cancel, const SweepEmit& emit,
+               gd_run_stats& stats) {
+  try {
+    cuda::sweep_host(pts, eps, levels, params, cancel, emit, stats, cuda::Options());
+  } catch (const Error& e) {
+    // As gpu_cluster: a device error may leave the context unusable.
+    if (e.status() == GD_ERR_DEVICE || e.status() == GD_ERR_DEVICE_NOMEM) {
+      (void)cudaDeviceReset();
+      (void)cudaGetLastError();
+    }
+    throw;
+  }
+}
+
+}  // namespace gd
