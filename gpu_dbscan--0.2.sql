@@ -297,3 +297,18 @@ LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 
 COMMENT ON FUNCTION gpu_dbscan_progress() IS
 'A row per session clustering now (a partition of more than 64 rows, or an aggregate''s rows): function, phase, rows read of the partition''s rows, partitions done in the transaction, time in the partition and the phase, step of steps of a run split into steps (strips on the GPU); other roles'' sessions only for members of pg_read_all_stats';
+
+-- ---- The fast path of gpu_dbscan() OVER (...) over one table (issue 9,
+-- window_scan.c): a planner support function that answers no request; the
+-- planner's call loads the module, whose planner hook then offers the
+-- custom scan GpuDbscanWindow (gpu_dbscan.fast_path).
+
+CREATE FUNCTION gpu_dbscan_support(internal)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'gpu_dbscan_support'
+LANGUAGE C STRICT;
+
+COMMENT ON FUNCTION gpu_dbscan_support(internal) IS
+'Planner support of gpu_dbscan(geometry, float8, int): loads the module while the query is planned, so that its fast path (gpu_dbscan.fast_path) can be planned';
+
+ALTER FUNCTION gpu_dbscan(geometry, float8, int) SUPPORT gpu_dbscan_support;

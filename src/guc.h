@@ -28,6 +28,9 @@ extern int	gd_gpu_wait_timeout_ms;	/* gpu_dbscan.gpu_wait_timeout; -1 = none */
 extern int	gd_max_query_memory_mb;	/* gpu_dbscan.max_query_memory; 0 = none */
 extern int	gd_max_total_memory_mb;	/* gpu_dbscan.max_total_memory; 0 = half the RAM, -1 = none */
 
+extern bool gd_fast_path;	/* gpu_dbscan.fast_path */
+extern int	gd_scan_workers;	/* gpu_dbscan.scan_workers; -1 = the planner's count */
+
 extern void gd_define_gucs(void);
 
 #endif							/* GPU_DBSCAN_GUC_H */
