@@ -284,9 +284,11 @@ add_keys(PlannerInfo *root, List *clause, Index relid, List **columns, List **ke
 
 /* Workers for the read: gpu_dbscan.scan_workers, or the planner's count for a parallel scan. */
 static int
-scan_workers(RelOptInfo *rel, List *quals, PlannerInfo *root)
+scan_workers(RelOptInfo *rel, RangeTblEntry *rte, List *quals, PlannerInfo *root)
 {
-	if (!is_parallel_safe(root, (Node *) quals))
+	/* workers cannot read the leader's temporary tables (its local buffers) */
+	if (get_rel_persistence(rte->relid) == RELPERSISTENCE_TEMP ||
+		!is_parallel_safe(root, (Node *) quals))
 		return 0;
 	if (gd_scan_workers >= 0)
 		return gd_scan_workers;
@@ -363,12 +365,16 @@ consider_window_scan(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *windo
 	cpath->path.param_info = NULL;
 	cpath->path.parallel_aware = false;
 	cpath->path.parallel_safe = false;
-	cpath->path.parallel_workers = scan_workers(input_rel, quals, root);
+	cpath->path.parallel_workers = scan_workers(input_rel, rte, quals, root);
 	cpath->path.rows = input_rel->rows;
-	/* a read of the table and no sort: below every WindowAgg path over it */
+	/*
+	 * A read of the table and no sort: well below every WindowAgg path over
+	 * it, startup included (the WindowAgg's startup cost leaves out the read
+	 * of the partition that its first row waits for, too).
+	 */
 	cheapest = input_rel->cheapest_total_path;
-	cpath->path.startup_cost = cheapest->total_cost / (cpath->path.parallel_workers + 1);
-	cpath->path.total_cost = cpath->path.startup_cost + cpu_tuple_cost * input_rel->rows;
+	cpath->path.startup_cost = 0;
+	cpath->path.total_cost = cheapest->total_cost / (2 * (cpath->path.parallel_workers + 1));
 	cpath->path.pathkeys = root->window_pathkeys;
 	cpath->flags = 0;
 	cpath->custom_private = list_make5(makeInteger((int) rte->relid),
