@@ -306,7 +306,7 @@ COMMENT ON FUNCTION gpu_dbscan_progress() IS
 CREATE FUNCTION gpu_dbscan_support(internal)
 RETURNS internal
 AS 'MODULE_PATHNAME', 'gpu_dbscan_support'
-LANGUAGE C STRICT;
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 COMMENT ON FUNCTION gpu_dbscan_support(internal) IS
 'Planner support of gpu_dbscan(geometry, float8, int): loads the module while the query is planned, so that its fast path (gpu_dbscan.fast_path) can be planned';
