@@ -32,6 +32,7 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/sysattr.h"
 #include "access/table.h"
 #include "access/tableam.h"
 #include "catalog/pg_class.h"
@@ -204,6 +205,13 @@ scan_target_walker(Node *node, TargetScan *ts)
 	{
 		Var		   *v = (Var *) node;
 
+		/* ctid: the reader keeps each row's TID */
+		if (v->varno == (int) ts->relid && v->varlevelsup == 0 &&
+			v->varattno == SelfItemPointerAttributeNumber)
+		{
+			ts->columns = list_append_unique_int(ts->columns, v->varattno);
+			return false;
+		}
 		if (!is_plain_column(node, ts->relid) || !carried_type(v->vartype))
 		{
 			ts->ok = false;
@@ -469,6 +477,8 @@ typedef struct WindowScanState
 	CustomScanState css;
 	ScanRequest req;
 	Oid			geom_type;
+	int			ntlcolumns;		/* columns of the scan tuple before the functions */
+	int			colmap[SCAN_MAX_COLUMNS];	/* scan tuple column -> reader column, -1: ctid */
 	int			npartkeys;
 	int			nkeys;
 	int			key_column[SCAN_MAX_COLUMNS];
@@ -513,8 +523,19 @@ begin_window_scan(CustomScanState *node, EState *estate, int eflags)
 	st->req.snapshot = estate->es_snapshot;
 	st->geom_type = (Oid) intVal(list_nth(priv, PF_GEOM_TYPE));
 	i = 0;
+	st->ntlcolumns = 0;
 	foreach(lc, columns)
-		st->req.columns[i++] = (AttrNumber) lfirst_int(lc);
+	{
+		AttrNumber	attno = (AttrNumber) lfirst_int(lc);
+
+		if (attno == SelfItemPointerAttributeNumber)
+			st->colmap[st->ntlcolumns++] = -1;
+		else
+		{
+			st->colmap[st->ntlcolumns++] = i;
+			st->req.columns[i++] = attno;
+		}
+	}
 	st->req.ncolumns = i;
 	st->npartkeys = intVal(list_nth(priv, PF_NPARTKEYS));
 	st->nkeys = 0;
@@ -523,7 +544,7 @@ begin_window_scan(CustomScanState *node, EState *estate, int eflags)
 		List	   *k = (List *) lfirst(lc);
 		SortKeyColumn *col = &st->keys[st->nkeys];
 
-		st->key_column[st->nkeys] = intVal(linitial(k));
+		st->key_column[st->nkeys] = st->colmap[intVal(linitial(k))];
 		col->type = (Oid) intVal(lsecond(k));
 		col->descending = intVal(lthird(k)) != 0;
 		col->nulls_first = intVal(lfourth(k)) != 0;
@@ -531,12 +552,12 @@ begin_window_scan(CustomScanState *node, EState *estate, int eflags)
 	}
 
 	/* the window functions follow the columns in the scan tuple */
-	st->nfuncs = list_length(cscan->custom_scan_tlist) - st->req.ncolumns;
+	st->nfuncs = list_length(cscan->custom_scan_tlist) - st->ntlcolumns;
 	st->funcs = palloc0(Max(st->nfuncs, 1) * sizeof(ScanFunction));
 	for (i = 0; i < st->nfuncs; i++)
 	{
 		TargetEntry *te = list_nth_node(TargetEntry, cscan->custom_scan_tlist,
-										st->req.ncolumns + i);
+										st->ntlcolumns + i);
 		WindowFunc *wf = castNode(WindowFunc, te->expr);
 		Const	   *eps = castNode(Const, lsecond(wf->args));
 		Const	   *minpoints = castNode(Const, lthird(wf->args));
@@ -795,7 +816,7 @@ next_window_row(ScanState *ss)
 {
 	WindowScanState *st = (WindowScanState *) ss;
 	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
-	int			ncol = st->req.ncolumns;
+	int			ncol = st->ntlcolumns;
 	int64		p;
 	int64		s;
 	int			c;
@@ -807,8 +828,11 @@ next_window_row(ScanState *ss)
 	s = slot_at(st, p);
 	for (c = 0; c < ncol; c++)
 	{
-		slot->tts_values[c] = st->res.values[c][s];
-		slot->tts_isnull[c] = st->res.isnull[c][s];
+		int			r = st->colmap[c];
+
+		/* the TID lives in the reader's arrays until the node ends */
+		slot->tts_values[c] = r < 0 ? PointerGetDatum(&st->res.tid[s]) : st->res.values[r][s];
+		slot->tts_isnull[c] = r < 0 ? false : st->res.isnull[r][s];
 	}
 	for (c = 0; c < st->nfuncs; c++)
 	{
