@@ -99,6 +99,12 @@ def main():
     be = ["SET gpu_dbscan.backend = %s" % args.backend]
     failed = False
 
+    with Session() as s:
+        s.run("SET client_min_messages = warning")
+        s.run("CREATE EXTENSION IF NOT EXISTS postgis")
+        s.run("CREATE EXTENSION IF NOT EXISTS gpu_dbscan")
+        log(s.value("SELECT 'server ' || current_setting('server_version') || ', cores ' || "
+                    "current_setting('max_worker_processes') || ' worker processes'"))
     print("| rows | query | seconds | / serial sum(ST_X) | / parallel sum(ST_X) | peak RSS B/row |")
     print("|---|---|---|---|---|---|")
     for size in args.sizes.split(","):
