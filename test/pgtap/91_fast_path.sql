@@ -13,7 +13,7 @@
 \ir lib/fast_path.sql
 \ir lib/equivalence_sets.sql
 
-SELECT plan(15 + (SELECT count(*)::int FROM gd_test.cases) + (SELECT count(DISTINCT ds)::int FROM gd_test.cases));
+SELECT plan(17 + (SELECT count(*)::int FROM gd_test.cases) + (SELECT count(DISTINCT ds)::int FROM gd_test.cases));
 
 -- 1. every case, the leader alone
 SELECT is(gd_test.fast_diff(gd_test.case_query(ds, eps, minpoints, part_expr, order_expr), 0), NULL,
@@ -73,7 +73,23 @@ SELECT is((SELECT count(*)::int FROM pg_backend_memory_contexts WHERE name LIKE 
 SELECT is(gd_test.fast_diff('SELECT id, gpu_dbscan(geom, 2, 3) OVER (ORDER BY id) c FROM gd_test.pts WHERE ds = 2', 2),
 		  NULL, 'the next query after the cancel: the same rows');
 
--- 4. what the fast path does not serve plans as before
+-- 4. the order and partitions of every key type: NULLs, NaN, -0 and 0, infinities, extremes
+CREATE TABLE gd_test.keys AS
+SELECT i AS id,
+	   (ARRAY['NaN', '-0', '0', 'Infinity', '-Infinity', NULL, '1.5', '-1e300'])[1 + i % 8]::float8 AS f8,
+	   (ARRAY['NaN', '-0', '0', NULL, '2.5'])[1 + i % 5]::float4 AS f4,
+	   CASE WHEN i % 11 = 0 THEN NULL ELSE (i * 7919 % 3001 - 1500) * 3074457345618258 END::int8 AS i8,
+	   (i % 3 - 1)::int2 AS i2,
+	   date '2000-01-01' + (i * 31 % 17) AS d,
+	   timestamptz '2020-01-01 00:00:00+00' + (i * 13 % 29) * interval '1 hour' AS tz,
+	   ST_MakePoint(i % 40, i / 40) AS geom
+FROM generate_series(1, 2000) i;
+SELECT is(gd_test.fast_diff('SELECT id, gpu_dbscan(geom, 1.5, 3) OVER (PARTITION BY f8, i2 ORDER BY i8 DESC NULLS LAST, id) c FROM gd_test.keys', 2),
+		  NULL, 'float8 and int2 partitions (NaN, -0 = 0, infinities, NULL), int8 DESC NULLS LAST: the WindowAgg''s order');
+SELECT is(gd_test.fast_diff('SELECT id, gpu_dbscan(geom, 1.5, 3) OVER (PARTITION BY f4, d ORDER BY tz NULLS FIRST, id DESC) c FROM gd_test.keys', 0),
+		  NULL, 'float4 and date partitions, timestamptz and id DESC: the WindowAgg''s order');
+
+-- 5. what the fast path does not serve plans as before
 SELECT is(gd_test.fallback_diff('SELECT id, gpu_dbscan(geom, 1, 2) OVER w + row_number() OVER w AS c FROM gd_test.pts WHERE ds = 3 WINDOW w AS (ORDER BY id)'),
 		  NULL, 'another window function in the window: today''s path');
 SELECT is(gd_test.fallback_diff('SELECT p.id, gpu_dbscan(p.geom, 1, 2) OVER (ORDER BY p.id) AS c FROM gd_test.pts p JOIN gd_test.cases k ON k.case_id = p.id WHERE p.ds = 3'),
