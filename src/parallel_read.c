@@ -22,6 +22,8 @@
 
 #include "postgres.h"
 
+#include <sys/statvfs.h>
+
 #include "access/parallel.h"
 #include "access/relscan.h"
 #include "access/table.h"
@@ -34,6 +36,7 @@
 #include "optimizer/plancat.h"
 #include "port/atomics.h"
 #include "storage/bufmgr.h"
+#include "storage/dsm_impl.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
@@ -470,6 +473,26 @@ read_parallel(Relation rel, const ScanRequest *req, uint64 capacity, uint64 runs
 	ExitParallelMode();
 }
 
+/*
+ * Whether POSIX shared memory (/dev/shm) has room for the arrays of
+ * capacity rows: a container's small /dev/shm would otherwise fail the
+ * query; without room the leader reads alone into its own memory.
+ */
+static bool
+shared_memory_room(const ScanRequest *req, uint64 capacity, uint64 runs_capacity)
+{
+	ScanShared	sh;
+	ScanArrays	a;
+	struct statvfs fs;
+	Size		bytes;
+
+	if (dynamic_shared_memory_type != DSM_IMPL_POSIX || statvfs("/dev/shm", &fs) != 0)
+		return true;
+	init_shared(&sh, req, capacity, runs_capacity);
+	bytes = layout_arrays(&sh, NULL, &a);
+	return (uint64) fs.f_bavail * fs.f_frsize >= bytes + bytes / 8;
+}
+
 /* Reads the rows (see parallel_read.h). */
 void
 parallel_read(const ScanRequest *req, ScanResult *res)
@@ -487,7 +510,7 @@ parallel_read(const ScanRequest *req, ScanResult *res)
 	for (res->passes = 1;; res->passes++)
 	{
 		memset(&pass, 0, sizeof(pass));
-		if (workers)
+		if (workers && shared_memory_room(req, capacity, runs_capacity))
 			read_parallel(rel, req, capacity, runs_capacity, res, &pass);
 		else
 			read_serial(rel, req, capacity, runs_capacity, res, &pass);
