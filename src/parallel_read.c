@@ -158,19 +158,19 @@ claim_slot(ScanShared *sh, ScanArrays *a, Participant *p, BlockNumber block)
 	return true;
 }
 
-/* Decodes the row in slot into slot number i of the arrays. */
+/* Decodes the row's geometry (geom) into slot number i of the arrays, with its columns. */
 static void
-store_row(const ScanShared *sh, ScanArrays *a, uint64 i, TupleTableSlot *slot)
+store_row(const ScanShared *sh, ScanArrays *a, uint64 i, TupleTableSlot *slot,
+		  Datum geom, bool geom_null)
 {
-	int			g_at = sh->geom_attno - 1;
 	GeomInfo	g;
 	int			c;
 
 	memset(&g, 0, sizeof(g));
 	g.kind = GEOM_NULL;
 	g.finite = true;
-	if (!slot->tts_isnull[g_at])
-		gserialized_decode(slot->tts_values[g_at], NULL, &g);
+	if (!geom_null)
+		gserialized_decode(geom, NULL, &g);
 	a->kind[i] = (uint8) g.kind;
 	if (g.malformed || !g.finite)
 		a->kind[i] |= SCAN_ROW_BAD;
@@ -206,11 +206,13 @@ max_attno(const ScanShared *sh)
 
 /* One participant's share of the scan: every row it gets, the quals, the decoding. */
 static void
-scan_rows(ScanShared *sh, ScanArrays *a, Relation rel, TableScanDesc scan, List *quals)
+scan_rows(ScanShared *sh, ScanArrays *a, Relation rel, TableScanDesc scan, List *quals,
+		  Expr *geom_expr)
 {
 	EState	   *estate = CreateExecutorState();
 	ExprContext *econtext = CreateExprContext(estate);
 	ExprState  *qual = quals ? ExecPrepareQual(quals, estate) : NULL;
+	ExprState  *geom_state = geom_expr ? ExecPrepareExpr(geom_expr, estate) : NULL;
 	TupleTableSlot *slot = table_slot_create(rel, NULL);
 	AttrNumber	natts = max_attno(sh);
 	Participant p;
@@ -237,7 +239,16 @@ scan_rows(ScanShared *sh, ScanArrays *a, Relation rel, TableScanDesc scan, List 
 			continue;
 		}
 		slot_getsomeattrs(slot, natts);
-		store_row(sh, a, p.cur, slot);
+		if (geom_state)
+		{
+			bool		isnull;
+			Datum		geom = ExecEvalExpr(geom_state, econtext, &isnull);
+
+			store_row(sh, a, p.cur, slot, geom, isnull);
+		}
+		else
+			store_row(sh, a, p.cur, slot, slot->tts_values[sh->geom_attno - 1],
+					  slot->tts_isnull[sh->geom_attno - 1]);
 		a->runs[p.run].count++;
 		p.cur++;
 	}
@@ -253,8 +264,10 @@ gd_parallel_read_main(dsm_segment *seg, shm_toc *toc)
 {
 	ScanShared *sh = shm_toc_lookup(toc, KEY_SHARED, false);
 	ParallelTableScanDesc pscan = shm_toc_lookup(toc, KEY_PSCAN, false);
-	char	   *quals_text = shm_toc_lookup(toc, KEY_QUALS, false);
-	List	   *quals = (List *) stringToNode(quals_text);
+	char	   *exprs_text = shm_toc_lookup(toc, KEY_QUALS, false);
+	List	   *exprs = (List *) stringToNode(exprs_text);	/* quals, geometry expression */
+	List	   *quals = (List *) linitial(exprs);
+	Expr	   *geom_expr = (Expr *) lsecond(exprs);
 	dsm_segment *data = dsm_attach(sh->data_handle);
 	ScanArrays	a;
 	Relation	rel;
@@ -266,7 +279,7 @@ gd_parallel_read_main(dsm_segment *seg, shm_toc *toc)
 	layout_arrays(sh, dsm_segment_address(data), &a);
 	rel = table_open(sh->relid, AccessShareLock);
 	scan = table_beginscan_parallel(rel, pscan);
-	scan_rows(sh, &a, rel, scan, quals);
+	scan_rows(sh, &a, rel, scan, quals, geom_expr);
 	table_endscan(scan);
 	table_close(rel, AccessShareLock);
 	dsm_detach(data);
@@ -391,7 +404,7 @@ read_serial(Relation rel, const ScanRequest *req, uint64 capacity, uint64 runs_c
 	layout_arrays(&sh, base, &a);
 	/* no synchronized scan: the rows come from block 0 on */
 	scan = table_beginscan_strat(rel, req->snapshot, 0, NULL, true, false);
-	scan_rows(&sh, &a, rel, scan, req->quals);
+	scan_rows(&sh, &a, rel, scan, req->quals, req->geom_expr);
 	table_endscan(scan);
 
 	pass->nseen = pg_atomic_read_u64(&sh.nseen);
@@ -419,10 +432,10 @@ read_parallel(Relation rel, const ScanRequest *req, uint64 capacity, uint64 runs
 	char	   *quals_shared;
 	dsm_segment *data;
 	TableScanDesc scan;
-	List	   *quals = (List *) copyObject(req->quals);
+	List	   *exprs = list_make2(copyObject(req->quals), copyObject(req->geom_expr));
 
-	fix_opfuncids((Node *) quals);
-	quals_text = nodeToString(quals);
+	fix_opfuncids((Node *) exprs);
+	quals_text = nodeToString(exprs);
 
 	EnterParallelMode();
 	pcxt = CreateParallelContext("gpu_dbscan", "gd_parallel_read_main", req->nworkers);
@@ -454,7 +467,7 @@ read_parallel(Relation rel, const ScanRequest *req, uint64 capacity, uint64 runs
 
 	/* the leader takes part */
 	scan = table_beginscan_parallel(rel, pscan);
-	scan_rows(sh, &a, rel, scan, req->quals);
+	scan_rows(sh, &a, rel, scan, req->quals, req->geom_expr);
 	table_endscan(scan);
 
 	WaitForParallelWorkersToFinish(pcxt);

@@ -21,6 +21,7 @@
 
 #include "access/attnum.h"
 #include "nodes/pg_list.h"
+#include "nodes/primnodes.h"
 #include "storage/dsm.h"
 #include "storage/itemptr.h"
 #include "utils/snapshot.h"
@@ -36,7 +37,8 @@
 typedef struct ScanRequest
 {
 	Oid			relid;
-	AttrNumber	geom_attno;		/* a geometry column */
+	AttrNumber	geom_attno;		/* a geometry column, or 0: */
+	Expr	   *geom_expr;		/* a geometry expression over the relation's columns */
 	int			ncolumns;		/* by-value columns of at most 8 bytes */
 	AttrNumber	columns[SCAN_MAX_COLUMNS];
 	List	   *quals;			/* implicitly ANDed, over the relation's columns */

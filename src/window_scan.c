@@ -89,6 +89,7 @@ typedef enum PlanField
 	PF_NPARTKEYS,
 	PF_KEYS,					/* per key: column index, type, descending, nulls first */
 	PF_QUALS,					/* over the relation, varno 1 */
+	PF_GEOM_EXPR,				/* the geometry expression (varno 1), or NULL for a column */
 	PF_NFIELDS
 } PlanField;
 
@@ -140,7 +141,8 @@ typedef struct TargetScan
 	bool		ok;
 	List	   *wfuncs;			/* distinct WindowFuncs */
 	Index		winref;
-	AttrNumber	geom_attno;
+	AttrNumber	geom_attno;		/* the geometry column, or 0 for: */
+	Expr	   *geom_expr;		/* a geometry expression over the relation */
 	Oid			geom_type;
 	List	   *columns;		/* attnos of the Vars outside window functions */
 } TargetScan;
@@ -166,6 +168,24 @@ carried_type(Oid type)
 	return byval && len > 0 && len <= (int) sizeof(Datum);
 }
 
+static bool unsupported_qual_walker(Node *node, void *context);
+
+/*
+ * Whether expr can be the geometry of the fast path as an expression: over
+ * the relation's columns only, no volatile function (the leader evaluates it
+ * again for a row it fetches again), no parameter or sub-plan.
+ */
+static bool
+geometry_expression_ok(Node *expr, Index relid)
+{
+	Relids		varnos;
+
+	if (unsupported_qual_walker(expr, NULL) || contain_volatile_functions(expr))
+		return false;
+	varnos = pull_varnos(NULL, expr);	/* no PlaceHolderVar: no root needed */
+	return bms_membership(varnos) == BMS_SINGLETON && bms_is_member((int) relid, varnos);
+}
+
 static bool
 scan_target_walker(Node *node, TargetScan *ts)
 {
@@ -187,15 +207,33 @@ scan_target_walker(Node *node, TargetScan *ts)
 		geom = linitial(wf->args);
 		eps = lsecond(wf->args);
 		minpoints = lthird(wf->args);
-		if (!is_plain_column(geom, ts->relid) || !IsA(eps, Const) || !IsA(minpoints, Const) ||
+		if (!IsA(eps, Const) || !IsA(minpoints, Const) ||
 			(ts->wfuncs != NIL && wf->winref != ts->winref) ||
-			(ts->geom_attno != 0 && ((Var *) geom)->varattno != ts->geom_attno))
+			(!is_plain_column(geom, ts->relid) && !geometry_expression_ok(geom, ts->relid)))
 		{
 			ts->ok = false;
 			return false;
 		}
+		if (is_plain_column(geom, ts->relid))
+		{
+			if (ts->geom_expr != NULL ||
+				(ts->geom_attno != 0 && ((Var *) geom)->varattno != ts->geom_attno))
+			{
+				ts->ok = false;	/* one geometry for every function */
+				return false;
+			}
+			ts->geom_attno = ((Var *) geom)->varattno;
+		}
+		else
+		{
+			if (ts->geom_attno != 0 || (ts->geom_expr != NULL && !equal(ts->geom_expr, geom)))
+			{
+				ts->ok = false;
+				return false;
+			}
+			ts->geom_expr = (Expr *) geom;
+		}
 		ts->winref = wf->winref;
-		ts->geom_attno = ((Var *) geom)->varattno;
 		ts->geom_type = exprType(geom);
 		if (!list_member(ts->wfuncs, wf))
 			ts->wfuncs = lappend(ts->wfuncs, wf);
@@ -373,7 +411,8 @@ consider_window_scan(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *windo
 	cpath->path.param_info = NULL;
 	cpath->path.parallel_aware = false;
 	cpath->path.parallel_safe = false;
-	cpath->path.parallel_workers = scan_workers(input_rel, rte, quals, root);
+	cpath->path.parallel_workers =
+		scan_workers(input_rel, rte, lappend(list_copy(quals), ts.geom_expr), root);
 	cpath->path.rows = input_rel->rows;
 	/*
 	 * A read of the table and no sort: well below every WindowAgg path over
@@ -393,6 +432,7 @@ consider_window_scan(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *windo
 	cpath->custom_private = lappend(cpath->custom_private, makeInteger(npartkeys));
 	cpath->custom_private = lappend(cpath->custom_private, keys);
 	cpath->custom_private = lappend(cpath->custom_private, quals);
+	cpath->custom_private = lappend(cpath->custom_private, ts.geom_expr);
 	/* the window functions, for the plan's scan tuple */
 	cpath->custom_private = lappend(cpath->custom_private, ts.wfuncs);
 	cpath->methods = &path_methods;
@@ -421,6 +461,7 @@ plan_window_scan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List
 	Oid			relid = (Oid) intVal(list_nth(priv, PF_RELID));
 	List	   *columns = (List *) list_nth(priv, PF_COLUMNS);
 	List	   *quals = (List *) copyObject(list_nth(priv, PF_QUALS));
+	Node	   *geom_expr = (Node *) copyObject(list_nth(priv, PF_GEOM_EXPR));
 	List	   *wfuncs = (List *) list_nth(priv, PF_NFIELDS);
 	Index		varno = 0;
 	List	   *scan_tlist = NIL;
@@ -428,7 +469,7 @@ plan_window_scan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List
 	AttrNumber	resno = 1;
 
 	/* the range table index of the relation, from a window function's geometry */
-	varno = ((Var *) linitial(((WindowFunc *) linitial(wfuncs))->args))->varno;
+	varno = bms_singleton_member(pull_varnos(root, (Node *) linitial(((WindowFunc *) linitial(wfuncs))->args)));
 	foreach(lc, columns)
 	{
 		AttrNumber	attno = (AttrNumber) lfirst_int(lc);
@@ -448,6 +489,11 @@ plan_window_scan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List
 	/* the quals travel to the workers as text: operator functions set, varno 1 */
 	fix_opfuncids((Node *) quals);
 	ChangeVarNodes((Node *) quals, varno, 1, 0);
+	if (geom_expr)
+	{
+		fix_opfuncids(geom_expr);
+		ChangeVarNodes(geom_expr, varno, 1, 0);
+	}
 
 	cscan->scan.plan.targetlist = tlist;
 	cscan->scan.plan.qual = NIL;
@@ -456,6 +502,7 @@ plan_window_scan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List
 	cscan->custom_scan_tlist = scan_tlist;
 	cscan->custom_private = list_truncate(list_copy(priv), PF_NFIELDS);
 	list_nth_cell(cscan->custom_private, PF_QUALS)->ptr_value = quals;
+	list_nth_cell(cscan->custom_private, PF_GEOM_EXPR)->ptr_value = geom_expr;
 	cscan->methods = &plan_methods;
 	return &cscan->scan.plan;
 }
@@ -477,6 +524,8 @@ typedef struct WindowScanState
 	CustomScanState css;
 	ScanRequest req;
 	Oid			geom_type;
+	ExprState  *geom_state;		/* the geometry expression, evaluated again on a fetched row */
+	ExprContext *geom_econtext;
 	int			ntlcolumns;		/* columns of the scan tuple before the functions */
 	int			colmap[SCAN_MAX_COLUMNS];	/* scan tuple column -> reader column, -1: ctid */
 	int			npartkeys;
@@ -520,6 +569,14 @@ begin_window_scan(CustomScanState *node, EState *estate, int eflags)
 	st->req.geom_attno = (AttrNumber) intVal(list_nth(priv, PF_GEOM_ATTNO));
 	st->req.nworkers = intVal(list_nth(priv, PF_NWORKERS));
 	st->req.quals = (List *) list_nth(priv, PF_QUALS);
+	st->req.geom_expr = (Expr *) list_nth(priv, PF_GEOM_EXPR);
+	st->geom_state = NULL;
+	st->geom_econtext = NULL;
+	if (st->req.geom_expr && !(eflags & EXEC_FLAG_EXPLAIN_ONLY))
+	{
+		st->geom_state = ExecInitExpr(st->req.geom_expr, NULL);
+		st->geom_econtext = CreateExprContext(estate);
+	}
 	st->req.snapshot = estate->es_snapshot;
 	st->geom_type = (Oid) intVal(list_nth(priv, PF_GEOM_TYPE));
 	i = 0;
@@ -582,7 +639,14 @@ fetch_geometry(WindowScanState *st, Relation rel, TupleTableSlot *tslot, int64 s
 
 	if (!table_tuple_fetch_row_version(rel, &st->res.tid[slot], st->req.snapshot, tslot))
 		elog(ERROR, "gpu_dbscan: could not fetch a row of the fast path again");
-	value = slot_getattr(tslot, st->req.geom_attno, &isnull);
+	if (st->geom_state)
+	{
+		ResetExprContext(st->geom_econtext);
+		st->geom_econtext->ecxt_scantuple = tslot;
+		value = ExecEvalExprSwitchContext(st->geom_state, st->geom_econtext, &isnull);
+	}
+	else
+		value = slot_getattr(tslot, st->req.geom_attno, &isnull);
 	if (isnull)
 		elog(ERROR, "gpu_dbscan: a row of the fast path changed between reads");
 	return PointerGetDatum(PG_DETOAST_DATUM_COPY(value));
@@ -884,6 +948,12 @@ explain_window_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 	char	   *relname = get_rel_name(st->req.relid);
 
 	ExplainPropertyText("Relation", relname ? relname : "?", es);
+	if (st->req.geom_expr)
+		ExplainPropertyText("Geometry",
+							deparse_expression((Node *) st->req.geom_expr,
+											   deparse_context_for(relname ? relname : "?",
+																   st->req.relid),
+											   false, false), es);
 	if (st->req.quals != NIL)
 	{
 		List	   *dcxt = deparse_context_for(relname ? relname : "?", st->req.relid);

@@ -13,7 +13,7 @@
 \ir lib/fast_path.sql
 \ir lib/equivalence_sets.sql
 
-SELECT plan(17 + (SELECT count(*)::int FROM gd_test.cases) + (SELECT count(DISTINCT ds)::int FROM gd_test.cases));
+SELECT plan(20 + (SELECT count(*)::int FROM gd_test.cases) + (SELECT count(DISTINCT ds)::int FROM gd_test.cases));
 
 -- 1. every case, the leader alone
 SELECT is(gd_test.fast_diff(gd_test.case_query(ds, eps, minpoints, part_expr, order_expr), 0), NULL,
@@ -89,7 +89,20 @@ SELECT is(gd_test.fast_diff('SELECT id, gpu_dbscan(geom, 1.5, 3) OVER (PARTITION
 SELECT is(gd_test.fast_diff('SELECT id, gpu_dbscan(geom, 1.5, 3) OVER (PARTITION BY f4, d ORDER BY tz NULLS FIRST, id DESC) c FROM gd_test.keys', 0),
 		  NULL, 'float4 and date partitions, timestamptz and id DESC: the WindowAgg''s order');
 
--- 5. what the fast path does not serve plans as before
+-- 5. a geometry expression over the columns, evaluated by the workers
+CREATE TABLE gd_test.xy AS
+SELECT i AS id, CASE WHEN i % 50 = 0 THEN NULL ELSE (i * 7919 % 997) / 10.0 END::float8 AS x,
+	   (i * 104729 % 991) / 10.0 AS y, i % 3 AS part,
+	   CASE WHEN i % 400 = 0 THEN 'LINESTRING(0 0, 5 5)'::geometry ELSE ST_MakePoint(i % 30, i / 30) END AS geom
+FROM generate_series(1, 3000) i;
+SELECT is(gd_test.fast_diff('SELECT id, gpu_dbscan(ST_SetSRID(ST_MakePoint(x, y), 3857), 2, 4) OVER (PARTITION BY part ORDER BY id) c FROM gd_test.xy', 2),
+		  NULL, 'ST_SetSRID(ST_MakePoint(x, y), 3857), NULL rows: the WindowAgg''s ids');
+SELECT is(gd_test.fast_diff('SELECT id, gpu_dbscan(ST_Translate(geom, 0.5, 0), 1.2, 3) OVER (ORDER BY id DESC) c FROM gd_test.xy', 2),
+		  NULL, 'ST_Translate(geom, ...) with non-point rows (fetched again, the expression evaluated again): the WindowAgg''s ids');
+SELECT is(gd_test.fast_diff('SELECT id, gpu_dbscan(ST_MakePoint(x / (id - 1500), y), 2, 4) OVER (ORDER BY id) c FROM gd_test.xy', 2),
+		  NULL, 'an error inside the workers'' geometry expression: the same error');
+
+-- 6. what the fast path does not serve plans as before
 SELECT is(gd_test.fallback_diff('SELECT id, gpu_dbscan(geom, 1, 2) OVER w + row_number() OVER w AS c FROM gd_test.pts WHERE ds = 3 WINDOW w AS (ORDER BY id)'),
 		  NULL, 'another window function in the window: today''s path');
 SELECT is(gd_test.fallback_diff('SELECT p.id, gpu_dbscan(p.geom, 1, 2) OVER (ORDER BY p.id) AS c FROM gd_test.pts p JOIN gd_test.cases k ON k.case_id = p.id WHERE p.ds = 3'),
