@@ -78,6 +78,192 @@ LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION gpu_dbscan_progress() IS
 'A row per session clustering now (a partition of more than 64 rows, or an aggregate''s rows): function, phase, rows read of the partition''s rows, partitions done in the transaction, time in the partition and the phase, step of steps of a run split into steps (strips on the GPU); other roles'' sessions only for members of pg_read_all_stats';
 
+-- ---- issue 10: every form over every input kind (src/point_type.c,
+-- src/sweep.c, src/aggregates.c).  The existing names overloaded on the
+-- input type (float8[] points, geography points); POINT Z, whose type is
+-- 2D geometry's, under the _3d suffix.  Same rules and ids as
+-- gpu_dbscan(input, ...) and gpu_dbscan_3d over the same rows.
+
+CREATE FUNCTION gpu_dbscan_point_type(point float8[], eps float8, minpoints int)
+RETURNS text
+AS 'MODULE_PATHNAME', 'gpu_dbscan_point_type'
+LANGUAGE C IMMUTABLE PARALLEL SAFE WINDOW;
+
+COMMENT ON FUNCTION gpu_dbscan_point_type(float8[], float8, int) IS
+'What DBSCAN makes of each float8[] point of the window partition: core, border or noise (NULL for a NULL array); the clustering of gpu_dbscan(float8[], ...)';
+
+CREATE FUNCTION gpu_dbscan_point_type(geog geography, eps_m float8, minpoints int)
+RETURNS text
+AS 'MODULE_PATHNAME', 'gpu_dbscan_point_type'
+LANGUAGE C IMMUTABLE PARALLEL SAFE WINDOW;
+
+COMMENT ON FUNCTION gpu_dbscan_point_type(geography, float8, int) IS
+'What DBSCAN makes of each geography point of the window partition: core, border or noise (NULL for a NULL value); the clustering of gpu_dbscan(geography, ...), eps in metres';
+
+CREATE FUNCTION gpu_dbscan_point_type_3d(geom geometry, eps float8, minpoints int)
+RETURNS text
+AS 'MODULE_PATHNAME', 'gpu_dbscan_point_type_3d'
+LANGUAGE C IMMUTABLE PARALLEL SAFE WINDOW;
+
+COMMENT ON FUNCTION gpu_dbscan_point_type_3d(geometry, float8, int) IS
+'What DBSCAN makes of each POINT Z row of the window partition with the 3D distance: core, border or noise (NULL for a NULL geometry); the clustering of gpu_dbscan_3d (gpu_dbscan_point_type(geometry, ...) ignores Z)';
+
+CREATE FUNCTION gpu_dbscan_sweep(point float8[], eps float8, minpoints int[])
+RETURNS int[]
+AS 'MODULE_PATHNAME', 'gpu_dbscan_sweep'
+LANGUAGE C IMMUTABLE PARALLEL SAFE WINDOW;
+
+COMMENT ON FUNCTION gpu_dbscan_sweep(float8[], float8, int[]) IS
+'Cluster id of each float8[] point for every minpoints value (element k is gpu_dbscan(point, eps, minpoints[k]) over the same window)';
+
+CREATE FUNCTION gpu_dbscan_sweep(geog geography, eps_m float8, minpoints int[])
+RETURNS int[]
+AS 'MODULE_PATHNAME', 'gpu_dbscan_sweep'
+LANGUAGE C IMMUTABLE PARALLEL SAFE WINDOW;
+
+COMMENT ON FUNCTION gpu_dbscan_sweep(geography, float8, int[]) IS
+'Cluster id of each geography point for every minpoints value (element k is gpu_dbscan(geog, eps_m, minpoints[k]) over the same window), from one pair search';
+
+CREATE FUNCTION gpu_dbscan_sweep_3d(geom geometry, eps float8, minpoints int[])
+RETURNS int[]
+AS 'MODULE_PATHNAME', 'gpu_dbscan_sweep_3d'
+LANGUAGE C IMMUTABLE PARALLEL SAFE WINDOW;
+
+COMMENT ON FUNCTION gpu_dbscan_sweep_3d(geometry, float8, int[]) IS
+'Cluster id of each POINT Z row for every minpoints value (element k is gpu_dbscan_3d(geom, eps, minpoints[k]) over the same window), from one pair search';
+
+CREATE FUNCTION gpu_dbscan_agg_transfn(internal, float8[], float8, int)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'gpu_dbscan_agg_transfn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_dbscan_agg_transfn(internal, float8[], float8, int) IS
+'Transition of gpu_dbscan_agg(float8[], ...): reads the row into the state; the first row gives eps and minpoints';
+
+CREATE FUNCTION gpu_dbscan_agg_transfn(internal, geography, float8, int)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'gpu_dbscan_agg_transfn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_dbscan_agg_transfn(internal, geography, float8, int) IS
+'Transition of gpu_dbscan_agg(geography, ...): reads the row into the state; the first row gives eps and minpoints';
+
+CREATE FUNCTION gpu_dbscan_agg_3d_transfn(internal, geometry, float8, int)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'gpu_dbscan_agg_3d_transfn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_dbscan_agg_3d_transfn(internal, geometry, float8, int) IS
+'Transition of gpu_dbscan_agg_3d: reads the POINT Z row into the state; the first row gives eps and minpoints';
+
+CREATE FUNCTION gpu_dbscan_params_transfn(internal, float8[], float8[], int[])
+RETURNS internal
+AS 'MODULE_PATHNAME', 'gpu_dbscan_params_transfn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_dbscan_params_transfn(internal, float8[], float8[], int[]) IS
+'Transition of gpu_dbscan_params(float8[], ...): reads the row into the state; the first row gives the eps and minpoints arrays';
+
+CREATE FUNCTION gpu_dbscan_params_transfn(internal, geography, float8[], int[])
+RETURNS internal
+AS 'MODULE_PATHNAME', 'gpu_dbscan_params_transfn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_dbscan_params_transfn(internal, geography, float8[], int[]) IS
+'Transition of gpu_dbscan_params(geography, ...): reads the row into the state; the first row gives the eps and minpoints arrays';
+
+CREATE FUNCTION gpu_dbscan_params_3d_transfn(internal, geometry, float8[], int[])
+RETURNS internal
+AS 'MODULE_PATHNAME', 'gpu_dbscan_params_3d_transfn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_dbscan_params_3d_transfn(internal, geometry, float8[], int[]) IS
+'Transition of gpu_dbscan_params_3d: reads the POINT Z row into the state; the first row gives the eps and minpoints arrays';
+
+CREATE AGGREGATE gpu_dbscan_agg(point float8[], eps float8, minpoints int) (
+    SFUNC = gpu_dbscan_agg_transfn,
+    STYPE = internal,
+    FINALFUNC = gpu_dbscan_agg_finalfn,
+    FINALFUNC_MODIFY = READ_ONLY,
+    COMBINEFUNC = gpu_dbscan_agg_combinefn,
+    SERIALFUNC = gpu_dbscan_agg_serialfn,
+    DESERIALFUNC = gpu_dbscan_agg_deserialfn,
+    PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE gpu_dbscan_agg(float8[], float8, int) IS
+'Cluster id of each input float8[] point in the aggregate''s input order (NULL for noise): the ids gpu_dbscan(float8[], ...) gives over the same rows in the same order';
+
+CREATE AGGREGATE gpu_dbscan_agg(geog geography, eps_m float8, minpoints int) (
+    SFUNC = gpu_dbscan_agg_transfn,
+    STYPE = internal,
+    FINALFUNC = gpu_dbscan_agg_finalfn,
+    FINALFUNC_MODIFY = READ_ONLY,
+    COMBINEFUNC = gpu_dbscan_agg_combinefn,
+    SERIALFUNC = gpu_dbscan_agg_serialfn,
+    DESERIALFUNC = gpu_dbscan_agg_deserialfn,
+    PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE gpu_dbscan_agg(geography, float8, int) IS
+'Cluster id of each input geography point in the aggregate''s input order (NULL for noise), eps in metres: the ids gpu_dbscan(geography, ...) gives over the same rows in the same order';
+
+CREATE AGGREGATE gpu_dbscan_agg_3d(geom geometry, eps float8, minpoints int) (
+    SFUNC = gpu_dbscan_agg_3d_transfn,
+    STYPE = internal,
+    FINALFUNC = gpu_dbscan_agg_finalfn,
+    FINALFUNC_MODIFY = READ_ONLY,
+    COMBINEFUNC = gpu_dbscan_agg_combinefn,
+    SERIALFUNC = gpu_dbscan_agg_serialfn,
+    DESERIALFUNC = gpu_dbscan_agg_deserialfn,
+    PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE gpu_dbscan_agg_3d(geometry, float8, int) IS
+'Cluster id of each input POINT Z row in the aggregate''s input order (NULL for noise), 3D distance: the ids gpu_dbscan_3d gives over the same rows in the same order';
+
+CREATE AGGREGATE gpu_dbscan_params(point float8[], eps float8[], minpoints int[]) (
+    SFUNC = gpu_dbscan_params_transfn,
+    STYPE = internal,
+    FINALFUNC = gpu_dbscan_params_finalfn,
+    FINALFUNC_MODIFY = READ_ONLY,
+    COMBINEFUNC = gpu_dbscan_agg_combinefn,
+    SERIALFUNC = gpu_dbscan_agg_serialfn,
+    DESERIALFUNC = gpu_dbscan_agg_deserialfn,
+    PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE gpu_dbscan_params(float8[], float8[], int[]) IS
+'For choosing eps and minpoints over float8[] points: clusters, noise fraction and largest cluster for every (eps, minpoints) pair, eps-major in the order given';
+
+CREATE AGGREGATE gpu_dbscan_params(geog geography, eps_m float8[], minpoints int[]) (
+    SFUNC = gpu_dbscan_params_transfn,
+    STYPE = internal,
+    FINALFUNC = gpu_dbscan_params_finalfn,
+    FINALFUNC_MODIFY = READ_ONLY,
+    COMBINEFUNC = gpu_dbscan_agg_combinefn,
+    SERIALFUNC = gpu_dbscan_agg_serialfn,
+    DESERIALFUNC = gpu_dbscan_agg_deserialfn,
+    PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE gpu_dbscan_params(geography, float8[], int[]) IS
+'For choosing eps (metres) and minpoints over geography points: clusters, noise fraction and largest cluster for every (eps, minpoints) pair, eps-major in the order given';
+
+CREATE AGGREGATE gpu_dbscan_params_3d(geom geometry, eps float8[], minpoints int[]) (
+    SFUNC = gpu_dbscan_params_3d_transfn,
+    STYPE = internal,
+    FINALFUNC = gpu_dbscan_params_finalfn,
+    FINALFUNC_MODIFY = READ_ONLY,
+    COMBINEFUNC = gpu_dbscan_agg_combinefn,
+    SERIALFUNC = gpu_dbscan_agg_serialfn,
+    DESERIALFUNC = gpu_dbscan_agg_deserialfn,
+    PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE gpu_dbscan_params_3d(geometry, float8[], int[]) IS
+'For choosing eps and minpoints over POINT Z rows (3D distance): clusters, noise fraction and largest cluster for every (eps, minpoints) pair, eps-major in the order given';
+
 -- ---- The fast path of gpu_dbscan() OVER (...) over one table (issue 9,
 -- window_scan.c): a planner support function that answers no request; the
 -- planner's call loads the module, whose planner hook then offers the

@@ -27,7 +27,7 @@
 namespace gd {
 
 // Bytes a pair costs while the glue holds it: the gd_pair of the list and
-// the direction byte it keeps beside it (window_common.c).
+// the direction byte it keeps beside it (cluster_pairs in src/cluster.c).
 constexpr int64_t kPairBytes = static_cast<int64_t>(sizeof(gd_pair)) + 1;
 
 // The most pairs one list may hold: as many as fit in half the physical

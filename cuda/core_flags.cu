@@ -23,9 +23,14 @@ __global__ void core_kernel(GridView g, int64_t minpoints, Batch batch, const vo
   }
   double px = g.p[i].x, py = g.p[i].y;
   int64_t count = 0;
-  for (int a = 0; a < 5 && count < minpoints; ++a) {
-    CellRange r = g.rows[static_cast<uint64_t>(c) * 5 + a];
+  // The own cell first, then the rows from the middle out (offsets 0, -1,
+  // +1, -2, +2, the own cell skipped): the count reaches minpoints sooner (it
+  // only decides core or not).
+  for (int k = 0; k < 6 && count < minpoints; ++k) {
+    int a = 2 + ((k & 1) ? (k >> 1) : -(k >> 1));
+    CellRange r = k == 0 ? CellRange{c, c + 1} : g.rows[static_cast<uint64_t>(c) * 5 + a];
     for (uint32_t d = r.lo; d < r.hi && count < minpoints; ++d) {
+      if (k != 0 && d == c) continue;
       Box b = g.box[d];
       if (!sees_any_in(px, py, b, g.eps, g.t)) continue;
       uint32_t j0 = g.start[d], j1 = g.start[d + 1];

@@ -1,6 +1,8 @@
 // cuda_util.cu — error path, budget, RAII wrappers and the host's wait loop.
 #include "cuda_util.cuh"
 
+#include "trace.cuh"
+
 #include <cstdio>
 #include <thread>
 
@@ -54,6 +56,7 @@ static size_t default_budget(int device) {
   (void)device;
   size_t free_b = 0, total_b = 0;
   CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
+  trace_point(nullptr, "ctx: device, cudaMemGetInfo");
   return free_b / 2;
 }
 
@@ -65,50 +68,68 @@ static int set_device(int device) {
 RunContext::RunContext(int device, size_t budget_bytes, const CancelToken& cancel)
     : device_(set_device(device)),
       cancel_(cancel),
-      budget_(budget_bytes != 0 ? budget_bytes : default_budget(device)),
-      flag_(sizeof(int), cudaHostAllocDefault) {
-  *static_cast<int*>(flag_.data()) = 1;
+      budget_(budget_bytes != 0 ? budget_bytes : default_budget(device)) {
+  trace_point(nullptr, "ctx: streams, event");
+  // Freed memory stays in the device's pool for the rest of the run (the
+  // default threshold of 0 hands it back to the driver at every
+  // synchronisation, and the next allocation maps it again); the destructor
+  // trims the pool.
+  cudaMemPool_t pool;
+  if (cudaDeviceGetDefaultMemPool(&pool, device_) == cudaSuccess) {
+    uint64_t keep = UINT64_MAX;
+    (void)cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+  }
+  (void)cudaGetLastError();
   void* dev = nullptr;
   CUDA_TRY(cudaMallocAsync(&dev, sizeof(int), main_.get()));
   flag_dev_ = static_cast<int*>(dev);
   CUDA_TRY(cudaMemsetAsync(flag_dev_, 0, sizeof(int), main_.get()));
+  // The cancel's memset (side stream) must land after this one.
+  CUDA_TRY(cudaEventRecord(done_.get(), main_.get()));
+  CUDA_TRY(cudaStreamWaitEvent(side_.get(), done_.get(), 0));
+  trace_point(main_.get(), "ctx: device flag");
 }
 
 RunContext::~RunContext() {
   // Queued work exits early when the flag is set; wait for it so that the
   // stream-ordered frees of the run's buffers have happened, then give the
-  // pool's memory back so that nothing stays held between runs.
+  // pool's memory back so that nothing stays held between runs (unless the
+  // caller keeps it for its next run: keep_pool).
+  trace_point(main_.get(), "ctx end: queued work");
   (void)cudaStreamSynchronize(side_.get());
   if (flag_dev_ != nullptr) (void)cudaFreeAsync(flag_dev_, main_.get());
   (void)cudaStreamSynchronize(main_.get());
   cudaMemPool_t pool;
-  if (cudaDeviceGetDefaultMemPool(&pool, device_) == cudaSuccess) (void)cudaMemPoolTrimTo(pool, 0);
+  if (!keep_pool_ && cudaDeviceGetDefaultMemPool(&pool, device_) == cudaSuccess)
+    (void)cudaMemPoolTrimTo(pool, 0);
   (void)cudaGetLastError();
+  trace_point(nullptr, "ctx end: sync, pool trim");
 }
 
 void RunContext::check_cancel() {
   if (cancel_.requested()) {
-    (void)cudaMemcpyAsync(flag_dev_, flag_.data(), sizeof(int), cudaMemcpyHostToDevice,
-                          side_.get());
+    (void)cudaMemsetAsync(flag_dev_, 1, sizeof(int), side_.get());
     throw Error(GD_ERR_CANCELLED, "clustering cancelled");
   }
 }
 
 void RunContext::wait(cudaStream_t s) {
   CUDA_TRY(cudaEventRecord(done_.get(), s));
-  unsigned spins = 0;
+  auto t0 = std::chrono::steady_clock::now();
   for (;;) {
     cudaError_t err = cudaEventQuery(done_.get());
     if (err == cudaSuccess) break;
     if (err != cudaErrorNotReady) throw_cuda_error(err, "device work", __FILE__, __LINE__);
     check_cancel();
-    // Short sleeps: a cancel is seen within a millisecond of the flag, the
-    // CPU stays free, and a quick stage costs little extra latency.
-    if (spins < 20)
+    // Polls without sleeping for the first 2 ms (most stages end by then,
+    // and a sleep overshoots by 50 us or more), then short sleeps: a cancel
+    // is seen within a millisecond of the flag and the CPU stays free.
+    auto waited = std::chrono::steady_clock::now() - t0;
+    if (waited < std::chrono::milliseconds(2))
       std::this_thread::yield();
     else
-      std::this_thread::sleep_for(std::chrono::microseconds(spins < 200 ? 50 : 500));
-    ++spins;
+      std::this_thread::sleep_for(
+          std::chrono::microseconds(waited < std::chrono::milliseconds(20) ? 50 : 500));
   }
   check_cancel();
 }

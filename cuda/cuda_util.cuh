@@ -173,11 +173,14 @@ class RunContext {
   const CancelToken& cancel() const { return cancel_; }
   size_t budget_limit() const { return budget_.limit(); }
   size_t budget_peak() const { return budget_.peak(); }
-  // Flag in device memory, set (by a copy on the side stream, which runs
+  // Flag in device memory, set (by a memset on the side stream, which runs
   // beside the kernels) when the run is cancelled, so that queued batch
   // kernels return at once.  Device memory, not mapped host memory: every
   // block reads it, and a read across the bus per block cost ~1 us each.
   const volatile int* cancel_flag_device() const { return flag_dev_; }
+  // Leave the freed memory in the device's pool at the end of the run
+  // (Options::keep_device_pool), for a caller that runs again at once.
+  void keep_pool(bool keep) { keep_pool_ = keep; }
 
   // The host's one wait per stage: polls the stream with short sleeps and the
   // cancel token in between; throws on a device error or a cancel.
@@ -197,8 +200,8 @@ class RunContext {
   Stream main_;
   Stream side_;
   Event done_;
-  pinned_buffer flag_;  // holds 1: the source of the cancel copy
   int* flag_dev_ = nullptr;
+  bool keep_pool_ = false;
 };
 
 // Seconds since the previous lap; for the per-phase times in gd_run_stats.

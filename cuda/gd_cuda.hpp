@@ -33,6 +33,12 @@ struct Options {
   // path even when the whole set fits; 0 = strips only when it does not.
   // Tests use it.
   uint64_t max_strip_points = 0;
+  // cluster_device only: leave the run's freed memory in the device's memory
+  // pool when it ends instead of handing it back to the driver, so that a run
+  // that follows at once finds it mapped (a reused workspace); the caller
+  // hands it back with release_device_pool.  The benchmark's resident timing
+  // sets it; the SQL path never does (an idle backend holds nothing).
+  bool keep_device_pool = false;
 };
 
 struct RunInfo {
@@ -77,6 +83,10 @@ class DevicePoints {
   uint32_t n_ = 0;
   int device_ = 0;
 };
+
+// Hands the memory a keep_device_pool run left in the device's pool back to
+// the driver.
+void release_device_pool(int device);
 
 // Bytes of device memory in use on the device (total - free), for the tests
 // that check that repeated runs do not grow it.

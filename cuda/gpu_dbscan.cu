@@ -18,6 +18,7 @@
 #include "gd_cuda.hpp"
 #include "grid.cuh"
 #include "pipeline.cuh"
+#include "trace.cuh"
 
 namespace gd {
 
@@ -105,6 +106,7 @@ device_buffer<uint32_t> cluster_on_device(RunContext& ctx, const double* dx, con
   double eps = params.eps;
   int64_t minpoints = params.minpoints;
 
+  trace_point(ctx.stream(), "start of pipeline");
   Grid grid = build_grid(ctx, dx, dy, n, bounds, eps, minpoints, stats, own_x, own_y);
   stats.t_sort += sw.lap();
   GridView g = grid.view();
@@ -120,6 +122,7 @@ device_buffer<uint32_t> cluster_on_device(RunContext& ctx, const double* dx, con
 
   auto core = ctx.alloc<uint8_t>(n, "core flags");
   core_flags(ctx, g, minpoints, nb, core.data());
+  trace_point(ctx.stream(), "core flags");
   ctx.wait();
   stats.t_core += sw.lap();
 
@@ -128,15 +131,17 @@ device_buffer<uint32_t> cluster_on_device(RunContext& ctx, const double* dx, con
   // smallest core.
   device_buffer<uint64_t> cell_min_core;
   if (minpoints > 1) cell_min_core = smallest_cores(ctx, g, core.data());
+  trace_point(ctx.stream(), "smallest cores");
   auto parent = ctx.alloc<uint32_t>(n, "union-find parents");
-  init_parents(ctx, g, parent.data());
   union_core_pairs(ctx, g, core.data(), cell_min_core.data(), trusted.data(), minpoints, nb,
                    parent.data());
   trusted.reset();
+  trace_point(ctx.stream(), "union");
   ctx.wait();
   stats.t_union += sw.lap();
 
   if (minpoints > 1) assign_borders(ctx, g, core.data(), cell_min_core.data(), nb, parent.data());
+  trace_point(ctx.stream(), "borders");
   cell_min_core.reset();
   // The cell of each point is no longer needed: its buffer takes the
   // representatives when the caller gave none.
@@ -146,10 +151,12 @@ device_buffer<uint32_t> cluster_on_device(RunContext& ctx, const double* dx, con
     d_rep = out.data();
   }
   final_reps(ctx, g, core.data(), parent.data(), d_rep);
+  trace_point(ctx.stream(), "final reps");
   parent.reset();
   if (strip != nullptr) scatter_core(ctx, g, core.data(), strip->core_out);
   core.reset();
   if (strip == nullptr) rank_reps(ctx, n, d_rep);
+  trace_point(ctx.stream(), "rank reps");
   ctx.wait();
   stats.t_label += sw.lap();
   if (info != nullptr) {
@@ -188,10 +195,14 @@ void cluster_device(const double* d_x, const double* d_y, uint32_t n, const gd_p
   Stopwatch total, sw;
   start_stats(stats, n);
   if (n == 0) return;
+  trace_point(nullptr, "cluster_device: called");
   RunContext ctx(params.device, params.device_memory_budget, cancel);
+  ctx.keep_pool(opts.keep_device_pool);
   // The caller's x, y stay: only the sort stage's own buffers count.
   check_fits(ctx, n);
+  trace_point(ctx.stream(), "cluster_device: context");
   Bounds bounds = device_bounds(ctx, d_x, d_y, n);
+  trace_point(ctx.stream(), "bounds");
   stats.t_sort += sw.lap();
   cluster_on_device(ctx, d_x, d_y, n, bounds, params, opts, stats, sw, nullptr, nullptr, d_rep,
                     info);
@@ -226,6 +237,14 @@ DevicePoints::~DevicePoints() {
 void DevicePoints::copy_reps_to_host(uint32_t* rep) const {
   CUDA_TRY(cudaSetDevice(device_));
   CUDA_TRY(cudaMemcpy(rep, rep_, sizeof(uint32_t) * n_, cudaMemcpyDeviceToHost));
+}
+
+void release_device_pool(int device) {
+  CUDA_TRY(cudaSetDevice(device));
+  CUDA_TRY(cudaDeviceSynchronize());
+  cudaMemPool_t pool;
+  CUDA_TRY(cudaDeviceGetDefaultMemPool(&pool, device));
+  CUDA_TRY(cudaMemPoolTrimTo(pool, 0));
 }
 
 size_t device_memory_used(int device) {

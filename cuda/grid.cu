@@ -25,9 +25,10 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
-#include <cub/device/device_segmented_reduce.cuh>
 
 #include "grid.cuh"
+#include "reduce_by_cell.cuh"
+#include "trace.cuh"
 
 namespace gd {
 namespace cuda {
@@ -248,6 +249,7 @@ Grid build_grid(RunContext& ctx, const double* dx, const double* dy, uint32_t n,
   auto idx_alt = ctx.alloc<uint32_t>(n, "point order (sort buffer)");
   cell_keys_kernel<<<grid_for(n), kBlock, 0, s>>>(dx, dy, n, geo, key.data(), idx.data());
   GD_CHECK_LAUNCH("cell_keys_kernel");
+  trace_point(s, "grid: alloc 4, cell keys");
   {
     cub::DoubleBuffer<uint64_t> kb(key.data(), key_alt.data());
     cub::DoubleBuffer<uint32_t> vb(idx.data(), idx_alt.data());
@@ -260,6 +262,7 @@ Grid build_grid(RunContext& ctx, const double* dx, const double* dy, uint32_t n,
   }
   key_alt.reset();
   idx_alt.reset();
+  trace_point(s, "grid: radix sort");
 
   grid.p = ctx.alloc<double2>(n, "sorted coordinates");
   grid.cell_of = ctx.alloc<uint32_t>(n, "cell of point");
@@ -269,6 +272,7 @@ Grid build_grid(RunContext& ctx, const double* dx, const double* dy, uint32_t n,
   if (release_x != nullptr) release_x->reset();
   if (release_y != nullptr) release_y->reset();
   grid.idx = std::move(idx);
+  trace_point(s, "grid: gather");
   {
     size_t bytes = 0;
     CUDA_TRY(cub::DeviceScan::InclusiveSum(nullptr, bytes, grid.cell_of.data(), n, s));
@@ -279,6 +283,7 @@ Grid build_grid(RunContext& ctx, const double* dx, const double* dy, uint32_t n,
   CUDA_TRY(cudaMemcpyAsync(&ncells, grid.cell_of.data() + (n - 1), sizeof ncells,
                            cudaMemcpyDeviceToHost, s));
   ctx.wait();
+  trace_point(s, "grid: scan, read ncells");
   grid.ncells = ncells;
   stats.cells = ncells;
 
@@ -288,24 +293,17 @@ Grid build_grid(RunContext& ctx, const double* dx, const double* dy, uint32_t n,
                                               cell_key.data(), grid.start.data());
   GD_CHECK_LAUNCH("cells_kernel");
   key.reset();
+  trace_point(s, "grid: cells");
 
   // Actual bounding box of each cell's points.
   grid.box = ctx.alloc<Box>(ncells, "cell boxes");
   {
     using It = thrust::transform_iterator<PointBox, thrust::counting_iterator<uint64_t>>;
     It in(thrust::counting_iterator<uint64_t>(0), PointBox{grid.p.data()});
-    constexpr double inf = __builtin_huge_val();
-    Box init{inf, inf, -inf, -inf};
-    size_t bytes = 0;
-    CUDA_TRY(cub::DeviceSegmentedReduce::Reduce(nullptr, bytes, in, grid.box.data(), ncells,
-                                                grid.start.data(), grid.start.data() + 1,
-                                                MergeBox{}, init, s));
-    auto temp = ctx.alloc<uint8_t>(std::max<size_t>(bytes, 1), "cell box reduction");
-    CUDA_TRY(cub::DeviceSegmentedReduce::Reduce(temp.data(), bytes, in, grid.box.data(), ncells,
-                                                grid.start.data(), grid.start.data() + 1,
-                                                MergeBox{}, init, s));
+    reduce_by_cell(ctx, grid.cell_of.data(), in, grid.box.data(), MergeBox{}, n, "cell box reduction");
   }
 
+  trace_point(s, "grid: boxes");
   grid.dense = ctx.alloc<uint8_t>(ncells, "dense flags");
   grid.rows = ctx.alloc<CellRange>(static_cast<size_t>(ncells) * 5, "neighbour rows");
   cell_info_kernel<<<grid_for(ncells), kBlock, 0, s>>>(cell_key.data(), grid.start.data(),
@@ -313,6 +311,7 @@ Grid build_grid(RunContext& ctx, const double* dx, const double* dy, uint32_t n,
                                                        grid.dense.data(), grid.rows.data());
   GD_CHECK_LAUNCH("cell_info_kernel");
   cell_key.reset();
+  trace_point(s, "grid: cell info");
 
   {
     auto work = ctx.alloc<uint64_t>(ncells, "work estimate");
@@ -326,6 +325,7 @@ Grid build_grid(RunContext& ctx, const double* dx, const double* dy, uint32_t n,
     CUDA_TRY(cub::DeviceReduce::Sum(temp.data(), bytes, work.data(), total.data(), ncells, s));
     CUDA_TRY(cudaMemcpyAsync(&grid.work, total.data(), sizeof grid.work, cudaMemcpyDeviceToHost, s));
     ctx.wait();
+    trace_point(s, "grid: work, read total");
   }
   return grid;
 }

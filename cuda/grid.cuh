@@ -245,10 +245,10 @@ void core_flags(RunContext& ctx, const GridView& g, int64_t minpoints, uint32_t 
 // claimers.cuh's core_key (kNoCore for a cell without one).
 device_buffer<uint64_t> smallest_cores(RunContext& ctx, const GridView& g, const uint8_t* core);
 
-// union_find.cu: parent[] over sorted indices; dense cells joined at init.
-// cell_min_core (smallest_cores) is needed when minpoints > 1; trusted
-// (sorted order, null: all) limits the pairs to those of two trusted points.
-void init_parents(RunContext& ctx, const GridView& g, uint32_t* parent);
+// union_find.cu: parent[] over sorted indices (set here, then the core
+// pairs joined).  cell_min_core (smallest_cores) is needed when minpoints > 1;
+// trusted (sorted order, null: all) limits the pairs to those of two trusted
+// points.
 void union_core_pairs(RunContext& ctx, const GridView& g, const uint8_t* core,
                       const uint64_t* cell_min_core, const uint8_t* trusted, int64_t minpoints,
                       uint32_t nbatches, uint32_t* parent);

@@ -22,10 +22,10 @@
 
 #include <algorithm>
 #include <cub/device/device_scan.cuh>
-#include <cub/device/device_segmented_reduce.cuh>
 
 #include "claimers.cuh"
 #include "grid.cuh"
+#include "reduce_by_cell.cuh"
 #include "union_find.cuh"
 
 namespace gd {
@@ -108,17 +108,11 @@ __global__ void rank_kernel(uint32_t* __restrict__ rep, uint32_t n,
 }  // namespace
 
 device_buffer<uint64_t> smallest_cores(RunContext& ctx, const GridView& g, const uint8_t* core) {
-  cudaStream_t s = ctx.stream();
   auto cell_min_core = ctx.alloc<uint64_t>(g.ncells, "smallest core per cell");
   using It = thrust::transform_iterator<CoreKey, thrust::counting_iterator<uint64_t>>;
   It in(thrust::counting_iterator<uint64_t>(0), CoreKey{core, g.idx});
-  size_t bytes = 0;
-  CUDA_TRY(cub::DeviceSegmentedReduce::Reduce(nullptr, bytes, in, cell_min_core.data(), g.ncells,
-                                              g.start, g.start + 1, MinU64{}, kNoCore, s));
-  auto temp = ctx.alloc<uint8_t>(std::max<size_t>(bytes, 1), "smallest core reduction");
-  CUDA_TRY(cub::DeviceSegmentedReduce::Reduce(temp.data(), bytes, in, cell_min_core.data(),
-                                              g.ncells, g.start, g.start + 1, MinU64{}, kNoCore,
-                                              s));
+  reduce_by_cell(ctx, g.cell_of, in, cell_min_core.data(), MinU64{}, g.n,
+                 "smallest core reduction");
   return cell_min_core;
 }
 

@@ -16,30 +16,54 @@
 // pair that either side sees (its minpoints-1 loop unites p with whatever
 // p's search finds), so there a pair is joined when either side sees it.
 //
-// Dense cells (every point sees every other: every pair joined) are joined at
-// initialisation: every point of a dense cell points at the cell's first
-// point, no distance test.  Then each core point p walks its 25 neighbour
-// cells:
-//   - its own cell when dense: already joined, skipped;
-//   - a cell that no point of which p sees and that sees p from none of its
-//     points: skipped (exact, see grid.cuh);
-//   - a dense cell: if its first point is already in p's set, skipped; if p
-//     and each of its points see each other, joined at once; else its points
-//     are tested up to the first joined pair (one joins the whole cell);
-//   - any other cell: only points after p in the sorted order (so each such
-//     pair is visited once), core, not already pointing at p's root, and
-//     joined by the rule above are united.
-// Every joined pair is thereby united, directly or through a dense cell's
-// set: if neither cell is dense the pair is visited from its smaller sorted
-// index, and if one is dense it is visited from the other side.
+// Tight cells (every point of the cell sees every other, both ways: the
+// corners of its box see each other, as for grid.cu's dense flag, with or
+// without minpoints points) have every pair of their core points joined, so
+// their core points are joined at initialisation: each points at the cell's
+// first core point (the set's representative, rep[]), no distance test.
+// Then the pairs across cells, skipping two cells whose boxes are beyond
+// eps of each other (exact, by monotonicity as in grid.cuh) or whose sets
+// are already one:
+//   - a small tight cell (at most kSmallTight points) and a small tight cell
+//     of larger number: one thread per cell tests core pairs up to the first
+//     joined one (which joins the two sets);
+//   - a large tight cell (at most kLargeTight points) and a small tight
+//     cell, or a large tight cell of larger number: one warp per large cell,
+//     its lanes sharing the cell's points, likewise;
+//   - every core point p of a cell that is not tight, or of a huge tight
+//     cell (more points: a pair of them on one warp could take long), walks
+//     its 25 neighbour cells:
+//       - its own cell when tight: already joined, skipped;
+//       - a cell that no point of which p sees and that sees p from none of
+//         its points: skipped (exact, see grid.cuh);
+//       - a tight cell: if its representative is already in p's set,
+//         skipped; if p and each of its points see each other, joined at
+//         once; else its core points are tested up to the first joined pair
+//         (one joins the whole set);
+//       - any other cell: only points after p in the sorted order (so each
+//         such pair is visited once), core, not already pointing at p's
+//         root, and joined by the rule above are united.
+// Every joined pair is thereby united, directly or through a tight cell's
+// set: two tight cells by the cell pair or from the huge one's points, a
+// tight cell and one that is not from the latter's points, two cells not
+// tight from the pair's smaller sorted index.  Per point, every point of a tight cell would repeat its
+// cell's search (most cells of a sparse grid are small and tight, since the
+// cell's diagonal is about eps; those of a dense one large).
 //
 // A strip run (strips.cu) passes trusted[]: then only pairs of two trusted
 // points are tested, since only their core flags and claimers are known
 // exactly in the strip (a dense cell's own set, and a cell every point of
 // which sees and is seen by p, are joined whatever: no claimer is needed
 // there, and dense-cell points are core in any subset that holds the cell).
+// There only dense cells count as tight, and the pairs of every cell go
+// through the per-point walk and its trusted checks, a tight cell's own set
+// skipped.
+
+#include <algorithm>
+
 #include "claimers.cuh"
 #include "grid.cuh"
+#include "trace.cuh"
 #include "union_find.cuh"
 
 namespace gd {
@@ -47,11 +71,54 @@ namespace cuda {
 
 namespace {
 
-__global__ void init_parents_kernel(GridView g, uint32_t* __restrict__ parent) {
+// Largest cells handled per cell pair: on one thread (a pair of cells costs
+// at most kSmallTight^2 tests there), on one warp.
+constexpr uint32_t kSmallTight = 16;
+constexpr uint32_t kLargeTight = 4096;
+
+enum : uint8_t { kLoose = 0, kSmall = 1, kLarge = 2, kHuge = 3 };
+
+// Each cell's class and representative (its first core point, kNone when it
+// has none); a tight cell without a core point is left loose (nothing of it
+// is joined).  In a strip run the tight cells are the dense ones, all huge.
+__global__ void classes_kernel(GridView g, const uint8_t* __restrict__ core, bool strip,
+                               uint8_t* __restrict__ cls, uint32_t* __restrict__ rep,
+                               uint32_t* __restrict__ large, uint32_t* large_count) {
+  uint64_t c = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (c >= g.ncells) return;
+  uint32_t j0 = g.start[c], j1 = g.start[c + 1];
+  bool tight;
+  if (strip) {
+    tight = g.dense[c] != 0;
+  } else {
+    Box b = g.box[c];
+    tight = sees(b.x0, b.y0, b.x1, b.y1, g.eps, g.t) && sees(b.x1, b.y1, b.x0, b.y0, g.eps, g.t);
+  }
+  uint32_t r = kNone;
+  if (tight)
+    for (uint32_t j = j0; j < j1; ++j)
+      if (core[j]) {
+        r = j;
+        break;
+      }
+  rep[c] = r;
+  uint32_t cnt = j1 - j0;
+  uint8_t k = r == kNone                      ? kLoose
+              : strip                         ? kHuge
+              : cnt <= kSmallTight            ? kSmall
+              : cnt <= kLargeTight            ? kLarge
+                                              : kHuge;
+  cls[c] = k;
+  if (k == kLarge) large[atomicAdd(large_count, 1u)] = static_cast<uint32_t>(c);
+}
+
+__global__ void init_parents_kernel(GridView g, const uint8_t* __restrict__ core,
+                                    const uint8_t* __restrict__ cls,
+                                    const uint32_t* __restrict__ rep, uint32_t* __restrict__ parent) {
   uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= g.n) return;
   uint32_t c = g.cell_of[i];
-  parent[i] = g.dense[c] ? g.start[c] : static_cast<uint32_t>(i);
+  parent[i] = (cls[c] != kLoose && core[i]) ? rep[c] : static_cast<uint32_t>(i);
 }
 
 // Core points i and j (sorted indexes) are joined (see the top of the file).
@@ -73,44 +140,168 @@ __device__ __forceinline__ bool joined(const GridView& g, const uint8_t* core,
   return claimer != kNoCore && static_cast<uint32_t>(claimer >> 32) == (i_later ? oj : oi);
 }
 
+// False: no point of box a and point of box b pass the distance part (the
+// closest coordinates of the two boxes on each axis fail it; |fl(x - y)| is
+// monotone in each, as for near_corner_ok).
+__device__ __forceinline__ bool boxes_within_reach(const Box& a, const Box& b, double t) {
+  double ax = 0, bx = 0, ay = 0, by = 0;
+  if (b.x0 > a.x1) {
+    ax = a.x1;
+    bx = b.x0;
+  } else if (a.x0 > b.x1) {
+    ax = a.x0;
+    bx = b.x1;
+  }
+  if (b.y0 > a.y1) {
+    ay = a.y1;
+    by = b.y0;
+  } else if (a.y0 > b.y1) {
+    ay = a.y0;
+    by = b.y1;
+  }
+  return dist_ok(ax, ay, bx, by, t);
+}
+
+// Core point i joined with some core point of the tight cell d (box b)?
+// (trusted: only trusted points j, see the top of the file.)
+__device__ __forceinline__ bool joins_cell(const GridView& g, const uint8_t* core,
+                                           const uint64_t* cell_min_core,
+                                           const uint8_t* trusted, bool either_way, uint32_t i,
+                                           double px, double py, uint32_t d, const Box& b) {
+  if (sees_all_in(px, py, b, g.eps, g.t) && seen_by_all_in(px, py, b, g.eps, g.t)) return true;
+  uint32_t j0 = g.start[d], j1 = g.start[d + 1];
+  for (uint32_t j = j0; j < j1; ++j) {
+    if (!core[j]) continue;
+    if (trusted != nullptr && !trusted[j]) continue;
+    if (joined(g, core, cell_min_core, either_way, i, px, py, j)) return true;
+  }
+  return false;
+}
+
+// One thread per small tight cell c: its set against those of the small
+// tight cells of larger number around it.
+__global__ void small_pairs_kernel(GridView g, const uint8_t* __restrict__ core,
+                                   const uint64_t* __restrict__ cell_min_core,
+                                   const uint8_t* __restrict__ cls,
+                                   const uint32_t* __restrict__ rep, bool either_way, Batch batch,
+                                   const volatile int* stop, uint32_t* parent) {
+  if (cancelled(stop)) return;
+  uint32_t c;
+  if (!batch_point(batch, g.ncells, &c)) return;
+  if (cls[c] != kSmall) return;
+  uint32_t i0 = g.start[c], i1 = g.start[c + 1];
+  Box bc = g.box[c];
+  uint32_t root = uf_find(parent, rep[c]);
+  for (int a = 0; a < 5; ++a) {
+    CellRange r = g.rows[static_cast<uint64_t>(c) * 5 + a];
+    for (uint32_t d = r.lo > c + 1 ? r.lo : c + 1; d < r.hi; ++d) {
+      if (cls[d] != kSmall) continue;
+      Box b = g.box[d];
+      if (!boxes_within_reach(bc, b, g.t)) continue;
+      uint32_t rd = uf_find(parent, rep[d]);
+      root = uf_find(parent, root);
+      if (rd == root) continue;
+      for (uint32_t i = i0; i < i1; ++i) {
+        if (!core[i]) continue;
+        double2 p = g.p[i];
+        if (!sees_any_in(p.x, p.y, b, g.eps, g.t) && !seen_by_any_in(p.x, p.y, b, g.eps, g.t))
+          continue;
+        if (joins_cell(g, core, cell_min_core, nullptr, either_way, i, p.x, p.y, d, b)) {
+          root = uf_unite(parent, root, rd);
+          break;
+        }
+      }
+    }
+  }
+}
+
+// One warp per large tight cell c (list: their numbers, count of them): its
+// set against those of the small tight cells around it and of the large
+// tight cells of larger number, its lanes sharing c's points.  (Huge ones:
+// from their points, union_kernel.)
+__global__ void large_pairs_kernel(GridView g, const uint8_t* __restrict__ core,
+                                   const uint64_t* __restrict__ cell_min_core,
+                                   const uint8_t* __restrict__ cls,
+                                   const uint32_t* __restrict__ rep,
+                                   const uint32_t* __restrict__ list, const uint32_t* count,
+                                   bool either_way, const volatile int* stop, uint32_t* parent) {
+  constexpr unsigned kAll = 0xffffffffu;
+  unsigned lane = threadIdx.x & 31;
+  uint64_t warp = (static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+  uint64_t warps = (static_cast<uint64_t>(gridDim.x) * blockDim.x) >> 5;
+  uint32_t m = *count;
+  for (uint64_t w = warp; w < m; w += warps) {
+    // One read for the whole warp: its lanes must leave together.
+    if (__shfl_sync(kAll, lane == 0 ? *stop : 0, 0) != 0) return;
+    uint32_t c = list[w];
+    uint32_t i0 = g.start[c], i1 = g.start[c + 1];
+    Box bc = g.box[c];
+    uint32_t root = 0;
+    if (lane == 0) root = uf_find(parent, rep[c]);
+    for (int a = 0; a < 5; ++a) {
+      CellRange r = g.rows[static_cast<uint64_t>(c) * 5 + a];
+      for (uint32_t d = r.lo; d < r.hi; ++d) {
+        uint8_t k = cls[d];
+        if (d == c || k == kLoose || k == kHuge || (k == kLarge && d < c)) continue;
+        Box b = g.box[d];
+        if (!boxes_within_reach(bc, b, g.t)) continue;
+        uint32_t rd = 0;
+        if (lane == 0) {
+          rd = uf_find(parent, rep[d]);
+          root = uf_find(parent, root);
+        }
+        if (__shfl_sync(kAll, rd == root ? 1 : 0, 0)) continue;
+        bool hit = false;
+        for (uint32_t base = i0; base < i1; base += 32) {
+          uint32_t i = base + lane;
+          if (i < i1 && core[i]) {
+            double2 p = g.p[i];
+            if (sees_any_in(p.x, p.y, b, g.eps, g.t) || seen_by_any_in(p.x, p.y, b, g.eps, g.t))
+              hit = joins_cell(g, core, cell_min_core, nullptr, either_way, i, p.x, p.y, d, b);
+          }
+          if (__any_sync(kAll, hit)) {
+            hit = true;
+            break;
+          }
+        }
+        if (hit && lane == 0) root = uf_unite(parent, root, rd);
+      }
+    }
+  }
+}
+
 __global__ void union_kernel(GridView g, const uint8_t* __restrict__ core,
                              const uint64_t* __restrict__ cell_min_core,
-                             const uint8_t* __restrict__ trusted, bool either_way, Batch batch,
-                             const volatile int* stop, uint32_t* parent) {
+                             const uint8_t* __restrict__ trusted,
+                             const uint8_t* __restrict__ cls, const uint32_t* __restrict__ rep,
+                             bool either_way, Batch batch, const volatile int* stop,
+                             uint32_t* parent) {
   if (cancelled(stop)) return;
   uint32_t i;
   if (!batch_point(batch, g.n, &i)) return;
   if (!core[i]) return;
   if (trusted != nullptr && !trusted[i]) return;
   uint32_t c = g.cell_of[i];
-  bool own_dense = g.dense[c] != 0;
+  uint8_t own = cls[c];
+  if (own == kSmall || own == kLarge) return;  // the pair kernels
   double px = g.p[i].x, py = g.p[i].y;
   uint32_t root = uf_find(parent, i);
   for (int a = 0; a < 5; ++a) {
     CellRange r = g.rows[static_cast<uint64_t>(c) * 5 + a];
     for (uint32_t d = r.lo; d < r.hi; ++d) {
-      if (d == c && own_dense) continue;
+      if (d == c && own != kLoose) continue;
       Box b = g.box[d];
       if (!sees_any_in(px, py, b, g.eps, g.t) && !seen_by_any_in(px, py, b, g.eps, g.t))
         continue;
-      uint32_t j0 = g.start[d], j1 = g.start[d + 1];
-      if (g.dense[d]) {
-        uint32_t rd = uf_find(parent, j0);
+      if (cls[d] != kLoose) {
+        uint32_t rd = uf_find(parent, rep[d]);
         root = uf_find(parent, root);
         if (rd == root) continue;
-        if (sees_all_in(px, py, b, g.eps, g.t) && seen_by_all_in(px, py, b, g.eps, g.t)) {
+        if (joins_cell(g, core, cell_min_core, trusted, either_way, i, px, py, d, b))
           root = uf_unite(parent, root, rd);
-          continue;
-        }
-        for (uint32_t j = j0; j < j1; ++j) {
-          if (trusted != nullptr && !trusted[j]) continue;
-          if (joined(g, core, cell_min_core, either_way, i, px, py, j)) {
-            root = uf_unite(parent, root, rd);
-            break;
-          }
-        }
         continue;
       }
+      uint32_t j0 = g.start[d], j1 = g.start[d + 1];
       for (uint32_t j = (j0 > i ? j0 : i + 1); j < j1; ++j) {
         if (!core[j]) continue;
         if (trusted != nullptr && !trusted[j]) continue;
@@ -124,21 +315,50 @@ __global__ void union_kernel(GridView g, const uint8_t* __restrict__ core,
 
 }  // namespace
 
-void init_parents(RunContext& ctx, const GridView& g, uint32_t* parent) {
-  init_parents_kernel<<<grid_for(g.n), kBlock, 0, ctx.stream()>>>(g, parent);
-  GD_CHECK_LAUNCH("init_parents_kernel");
-}
-
 void union_core_pairs(RunContext& ctx, const GridView& g, const uint8_t* core,
                       const uint64_t* cell_min_core, const uint8_t* trusted, int64_t minpoints,
                       uint32_t nbatches, uint32_t* parent) {
+  cudaStream_t s = ctx.stream();
   bool either_way = minpoints <= 1;
+  bool strip = trusted != nullptr;
+  auto cls = ctx.alloc<uint8_t>(g.ncells, "cell classes");
+  auto rep = ctx.alloc<uint32_t>(g.ncells, "cell representatives");
+  // The large tight cells' numbers, in any order, and their count.
+  auto large = ctx.alloc<uint32_t>(strip ? 1 : static_cast<size_t>(g.ncells) + 1, "large tight cells");
+  uint32_t* large_count = large.data() + (strip ? 0 : g.ncells);
+  CUDA_TRY(cudaMemsetAsync(large_count, 0, sizeof(uint32_t), s));
+  classes_kernel<<<grid_for(g.ncells), kBlock, 0, s>>>(g, core, strip, cls.data(), rep.data(),
+                                                       large.data(), large_count);
+  GD_CHECK_LAUNCH("classes_kernel");
+  init_parents_kernel<<<grid_for(g.n), kBlock, 0, s>>>(g, core, cls.data(), rep.data(), parent);
+  GD_CHECK_LAUNCH("init_parents_kernel");
+  trace_point(s, "union: classes, init parents");
+  if (!strip) {
+    for (uint32_t b = 0; b < nbatches; ++b) {
+      Batch batch{b, nbatches};
+      uint64_t threads = batch_threads(batch, g.ncells);
+      if (threads == 0) continue;
+      small_pairs_kernel<<<grid_for(threads), kBlock, 0, s>>>(
+          g, core, cell_min_core, cls.data(), rep.data(), either_way, batch,
+          ctx.cancel_flag_device(), parent);
+      GD_CHECK_LAUNCH("small_pairs_kernel");
+    }
+    trace_point(s, "union: small tight cell pairs");
+    // Enough warps to fill the device; each takes cells of the list in turn.
+    uint64_t warps = std::min<uint64_t>(g.ncells, 1u << 16);
+    large_pairs_kernel<<<grid_for(warps * 32), kBlock, 0, s>>>(
+        g, core, cell_min_core, cls.data(), rep.data(), large.data(), large_count, either_way,
+        ctx.cancel_flag_device(), parent);
+    GD_CHECK_LAUNCH("large_pairs_kernel");
+    trace_point(s, "union: large tight cell pairs");
+  }
   for (uint32_t b = 0; b < nbatches; ++b) {
     Batch batch{b, nbatches};
     uint64_t threads = batch_threads(batch, g.n);
     if (threads == 0) continue;
-    union_kernel<<<grid_for(threads), kBlock, 0, ctx.stream()>>>(
-        g, core, cell_min_core, trusted, either_way, batch, ctx.cancel_flag_device(), parent);
+    union_kernel<<<grid_for(threads), kBlock, 0, s>>>(g, core, cell_min_core, trusted, cls.data(),
+                                                      rep.data(), either_way, batch,
+                                                      ctx.cancel_flag_device(), parent);
     GD_CHECK_LAUNCH("union_kernel");
   }
 }

@@ -22,14 +22,13 @@
  * only as many as the work pays for (GD_MIN_ITEMS_PER_THREAD items each), so
  * a small partition runs on one thread whatever the setting.
  */
-#include "gd_core.h"			/* before postgres.h: see core_bridge.h */
-
 #include "postgres.h"
 
 #include <limits.h>
 
 #include "utils/guc.h"
 
+#include "gd_core.h"
 #include "guc.h"
 
 int			gd_backend_setting = GD_SETTING_AUTO;

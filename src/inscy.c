@@ -9,14 +9,12 @@
  * order, both ascending; the array is sorted by dims (shorter first, then
  * lexicographically) and then by first member.  docs/subspace.md states the
  * definition; the core (core/gd_inscy.h) computes it, on the back end
- * gpu_dbscan.backend chooses (core_bridge.c).
+ * gpu_dbscan.backend chooses (core_call.c).
  *
  * The transition function checks each row and appends it to a flat array of
  * doubles in the aggregate's memory, and keeps the first row's parameters
  * (every row must repeat them); the final function clusters the rows.
  */
-#include "gd_core.h"			/* before postgres.h: see core_bridge.h */
-
 #include "postgres.h"
 
 #include <math.h>
@@ -31,7 +29,7 @@
 #include "utils/memutils.h"
 #include "utils/typcache.h"
 
-#include "core_bridge.h"
+#include "core_call.h"
 
 typedef struct InscyState
 {
@@ -257,7 +255,7 @@ gpu_inscy_finalfn(PG_FUNCTION_ARGS)
 	if (st == NULL || st->n == 0)
 		return result_array(&res, elemtype);
 
-	bridge_inscy(st->rows, st->n, st->d, &st->params, &res);
+	core_inscy(st->rows, st->n, st->d, &st->params, &res);
 	PG_TRY();
 	{
 		out = result_array(&res, elemtype);

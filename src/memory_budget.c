@@ -24,8 +24,6 @@
  * be mapped (a read-only data directory), the per-query limit still holds
  * and a warning says the shared budget does not.
  */
-#include "gd_core.h"			/* before postgres.h: see core_bridge.h */
-
 #include "postgres.h"
 
 #include <errno.h>
@@ -39,6 +37,7 @@
 #include "storage/ipc.h"
 #include "utils/timestamp.h"
 
+#include "gd_core.h"
 #include "guc.h"
 #include "mapped_file.h"
 #include "memory_budget.h"

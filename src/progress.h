@@ -27,6 +27,15 @@ typedef enum GdProgressPhase
 	GD_PHASE_GRAPH				/* clustering the pair graph */
 } GdProgressPhase;
 
+/*
+ * Partitions (and aggregates' rows) of at most this many rows report no
+ * progress; the window functions also read and cluster them in the memory
+ * context they are called in, not in contexts of their own: creating and
+ * deleting a context costs as much as clustering a few points, and what a
+ * few rows leave behind is small.
+ */
+#define GD_PROGRESS_MIN_ROWS 64
+
 /* A partition (or an aggregate's rows) of rows_total rows starts; fn names the function. */
 extern void gd_progress_begin(const char *fn, int64 rows_total);
 extern void gd_progress_phase(GdProgressPhase phase);

@@ -1,358 +1,246 @@
 /*
- * window.c — the window functions gpu_dbscan() and gpu_dbscan_read_floor().
- *
- * At the first row of a partition gpu_dbscan reads every row once, decodes
- * the geometries from their serialized form, clusters the partition through
- * the core, and keeps one int32 id per row (-1 for NULL) in memory hung off
- * the partition-local memory; every row then returns its id.
- *
- * A partition of points (and NULL/EMPTY rows) goes to gd_cluster_points.  A
- * partition with any other geometry goes through candidate pairs from
- * bounding boxes (gd_candidate_pairs), PostGIS's own st_dwithin as the exact
- * test, and gd_cluster_graph: the same neighbour test ST_ClusterDBSCAN uses.
+ * window.c — the per-partition skeleton of every window function (see
+ * window.h).
  */
-#include "gd_core.h"			/* before postgres.h: see core_bridge.h */
-
 #include "postgres.h"
 
-#include <float.h>
 #include <limits.h>
-#include <math.h>
 
+#include "catalog/pg_type.h"
 #include "miscadmin.h"
-#include "portability/instr_time.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "windowapi.h"
 
-#include "core_bridge.h"
-#include "gserialized_points.h"
-#include "partition_rows.h"
-#include "postgis_fn.h"
-#include "window_common.h"
-
-StaticAssertDecl((int) GEOM_POINT == (int) GD_ROW_POINT &&
-				 (int) GEOM_EMPTY == (int) GD_ROW_EMPTY &&
-				 (int) GEOM_NULL == (int) GD_ROW_NULL &&
-				 (int) GEOM_OTHER == (int) GD_ROW_OTHER,
-				 "GeomKind must match gd_row_kind");
+#include "cluster.h"
+#include "memory_budget.h"
+#include "params.h"
+#include "progress.h"
+#include "rows.h"
+#include "window.h"
 
 /* What a call site keeps across partitions (flinfo->fn_extra). */
-typedef struct CallCache
+typedef struct CallSite
 {
-	PostgisFns	fns;
-} CallCache;
+	const char *name;			/* the function's name, for errors and progress */
+	RowsInput	input;
+	RowsFns		fns;
+} CallSite;
+
+/* What a window function keeps for its partition, in partition-local memory. */
+typedef struct PartitionResult
+{
+	bool		done;
+	int64		nrows;
+	int			nvalues;		/* minpoints values (a sweep's); 1 otherwise */
+	int32	   *ids;			/* value k's ids at ids[k * nrows]; -1 = NULL */
+	uint8	   *types;			/* WINDOW_POINT_TYPE: gd_point_type or POINT_TYPE_NULL_ROW */
+} PartitionResult;
 
 /* The call site's cache, created on first use. */
-static CallCache *
-get_call_cache(FunctionCallInfo fcinfo)
+static CallSite *
+call_site(FunctionCallInfo fcinfo, bool point_z)
 {
-	CallCache  *cache = (CallCache *) fcinfo->flinfo->fn_extra;
+	CallSite   *site = (CallSite *) fcinfo->flinfo->fn_extra;
 
-	if (cache == NULL)
+	if (site == NULL)
 	{
-		Oid			geometry_type = get_fn_expr_argtype(fcinfo->flinfo, 0);
+		MemoryContext cxt = fcinfo->flinfo->fn_mcxt;
+		Oid			type = get_fn_expr_argtype(fcinfo->flinfo, 0);
+		char	   *name = get_func_name(fcinfo->flinfo->fn_oid);
 
-		if (!OidIsValid(geometry_type))
-			elog(ERROR, "gpu_dbscan: could not determine the type of the geometry argument");
-		cache = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CallCache));
-		postgis_fns_init(&cache->fns, geometry_type, fcinfo->flinfo->fn_mcxt);
-		fcinfo->flinfo->fn_extra = cache;
+		if (!OidIsValid(type))
+			elog(ERROR, "gpu_dbscan: could not determine the type of the first argument");
+		site = MemoryContextAllocZero(cxt, sizeof(CallSite));
+		site->name = MemoryContextStrdup(cxt, name ? name : "gpu_dbscan");
+		site->input = rows_input_of_type(type, point_z);
+		rows_fns_init(&site->fns, type, cxt);
+		fcinfo->flinfo->fn_extra = site;
 	}
-	return cache;
+	return site;
 }
 
-/* PostGIS's neighbour test for two points, bit for bit (no fused multiply-add). */
-static inline bool
-points_within(double px, double py, double qx, double qy, double eps)
+/* The partition's row count, checked against what the window API can address. */
+static int64
+partition_row_count(WindowObject win)
 {
-	double		dx = qx - px;
-	double		dy = qy - py;
+	int64		nrows = WinGetPartitionRowCount(win);
 
-	return sqrt(dx * dx + dy * dy) <= eps;
+	if (nrows > INT_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("gpu_dbscan: a window partition may hold at most %d rows", INT_MAX)));
+	return nrows;
 }
 
 /*
- * PostGIS's candidate filter (lwgeom_geos_cluster.c): the STRtree query
- * envelope of p, its box grown by eps in double, meets q's box.  Together
- * with the exact test this is the neighbour relation of ST_ClusterDBSCAN,
- * including where rounding or underflow makes the distance alone say
- * otherwise (two points 1e-300 apart are not neighbours at eps 0).
+ * Reads the first argument of every row into rows, in order, in a memory
+ * context reset after each row (argument evaluation and detoasting happen
+ * there), with a check for interrupts every few thousand rows.
  */
-static inline bool
-envelope_reaches(const gd_box *p, const gd_box *q, double eps)
-{
-	return q->xmin <= p->xmax + eps && q->xmax >= p->xmin - eps &&
-		q->ymin <= p->ymax + eps && q->ymax >= p->ymin - eps;
-}
-
-/* Row i's box as PostGIS sees it: a point's coordinates, or the decoded box. */
 static void
-fill_boxes(const PartitionRows *rows, gd_box *boxes)
+read_rows(WindowObject win, int64 nrows, Rows *rows)
 {
-	int64		i;
+	MemoryContext scratch = NULL;
+	MemoryContext old = CurrentMemoryContext;
+	int64		row;
 
-	for (i = 0; i < rows->nrows; i++)
+	if (nrows > GD_PROGRESS_MIN_ROWS)
 	{
-		boxes[i].xmin = boxes[i].xmax = rows->x[i];
-		boxes[i].ymin = boxes[i].ymax = rows->y[i];
+		scratch = AllocSetContextCreate(CurrentMemoryContext, "gpu_dbscan row",
+										ALLOCSET_SMALL_SIZES);
+		MemoryContextSwitchTo(scratch);
 	}
-	for (i = 0; i < rows->nother; i++)
-		boxes[rows->other_row[i]] = rows->other_box[i];
-}
-
-/*
- * Grows each box by a few ulps of its coordinates and eps, so that the
- * core's candidate pairs (box gap <= eps, however it rounds) include every
- * pair that envelope_reaches() lets through.
- */
-static void
-grow_boxes(gd_box *boxes, int64 n, double eps)
-{
-	int64		i;
-
-	if (isinf(eps))
-		return;
-	for (i = 0; i < n; i++)
+	for (row = 0; row < nrows; row++)
 	{
-		gd_box	   *b = &boxes[i];
-		double		m;
+		bool		isnull;
+		Datum		value;
 
-		m = Max(Max(fabs(b->xmin), fabs(b->xmax)), Max(fabs(b->ymin), fabs(b->ymax)));
-		m = (m + eps) * 1e-14 + DBL_MIN;
-		b->xmin -= m;
-		b->ymin -= m;
-		b->xmax += m;
-		b->ymax += m;
+		if ((row & 4095) == 0)
+		{
+			CHECK_FOR_INTERRUPTS();
+			gd_progress_rows(row);
+		}
+		value = WinGetFuncArgInPartition(win, 0, (int) row, WINDOW_SEEK_HEAD, false,
+										 &isnull, NULL);
+		rows_add(rows, value, isnull);
+		if (scratch)
+			MemoryContextReset(scratch);
+	}
+	gd_progress_rows(nrows);
+	if (scratch)
+	{
+		MemoryContextSwitchTo(old);
+		MemoryContextDelete(scratch);
 	}
 }
 
-/* read_partition's row reader: one row into the PartitionRows. */
-typedef struct RowReader
-{
-	PartitionRows *rows;
-	PostgisFns *fns;
-} RowReader;
-
-static void
-read_row(void *arg, int64 row, Datum value, bool isnull)
-{
-	RowReader  *r = (RowReader *) arg;
-
-	partition_rows_add(r->rows, r->fns, value, isnull);
-}
-
 /*
- * Reads every row of the partition once, in order, into *rows (allocated in
- * the current memory context).  Raises an error for a NaN or infinite
- * coordinate and for SRIDs that differ between non-NULL rows.
+ * The partition's answer into res (whose memory holds it): parameters,
+ * rows, then the form's job; runs in a short-lived memory context.
  */
 static void
-read_partition(WindowObject win, PostgisFns *fns, int64 nrows, PartitionRows *rows)
+compute(WindowObject win, const CallSite *site, WindowForm form, int64 nrows,
+		PartitionResult *res)
 {
-	RowReader	reader = {rows, fns};
-
-	partition_rows_init(rows, nrows, CurrentMemoryContext);
-	window_read_rows(win, nrows, read_row, &reader);
-}
-
-/* What the exact test of a candidate pair needs. */
-typedef struct ExactTest
-{
-	PostgisFns *fns;
-	const PartitionRows *rows;
-	gd_box	   *boxes;			/* PostGIS's own boxes */
-	Datum	   *geoms;			/* each non-point row's copy, by row */
-	double		eps;
-} ExactTest;
-
-/*
- * Whether a candidate pair is a pair of neighbours, and which end finds the
- * other (PairTestFn): PostGIS's envelope filter each way (i's query box
- * meets j's box: i sees j), then the point predicate for two points,
- * st_dwithin otherwise (symmetric).  Runs in a memory context the caller
- * resets.
- */
-static uint8
-exact_test(void *arg, gd_pair p)
-{
-	ExactTest  *t = (ExactTest *) arg;
-	const PartitionRows *rows = t->rows;
-	Datum		a,
-				b;
-	uint8		dir = 0;
-
-	if (envelope_reaches(&t->boxes[p.i], &t->boxes[p.j], t->eps))
-		dir |= GD_EDGE_I_SEES_J;
-	if (envelope_reaches(&t->boxes[p.j], &t->boxes[p.i], t->eps))
-		dir |= GD_EDGE_J_SEES_I;
-	if (dir == 0)
-		return 0;
-	if (rows->kind[p.i] == GEOM_POINT && rows->kind[p.j] == GEOM_POINT)
-		return points_within(rows->x[p.i], rows->y[p.i], rows->x[p.j], rows->y[p.j], t->eps) ?
-			dir : 0;
-
-	/* a point's value: a 2D point of the partition's SRID */
-	a = t->geoms[p.i] ? t->geoms[p.i] :
-		gserialized_make_point(rows->x[p.i], rows->y[p.i], rows->srids.srid);
-	b = t->geoms[p.j] ? t->geoms[p.j] :
-		gserialized_make_point(rows->x[p.j], rows->y[p.j], rows->srids.srid);
-	return postgis_dwithin(t->fns, a, b, t->eps) ? dir : 0;
-}
-
-/*
- * Clusters a partition that holds non-point geometries: candidate pairs from
- * boxes, the exact test (the point predicate for two points, st_dwithin
- * otherwise), then the neighbour graph.
- */
-static void
-cluster_geometries(PostgisFns *fns, const PartitionRows *rows, const ClusterJob *job)
-{
-	double		eps = job->eps;
-	int64		n = rows->nrows;
-	ExactTest	test;
-	gd_pair_list list;
-	instr_time	start;
-	int64		k;
-
-	INSTR_TIME_SET_CURRENT(start);
-
-	/* each non-point row's copy, by row */
-	test.geoms = MemoryContextAllocHuge(CurrentMemoryContext, Max(n, 1) * sizeof(Datum));
-	memset(test.geoms, 0, Max(n, 1) * sizeof(Datum));
-	for (k = 0; k < rows->nother; k++)
-		test.geoms[rows->other_row[k]] = rows->other_geom[k];
-	test.fns = fns;
-	test.rows = rows;
-	test.eps = eps;
-
-	/* one box per row (a point is a box with min == max), grown for the core */
-	test.boxes = MemoryContextAllocHuge(CurrentMemoryContext, Max(n, 1) * sizeof(gd_box));
-	fill_boxes(rows, test.boxes);
-	grow_boxes(test.boxes, n, eps);
-	bridge_candidate_pairs(test.boxes, rows->kind, n, eps, &list);
-
-	/* PostGIS's own boxes again, for the exact filter (nothing here can fail) */
-	fill_boxes(rows, test.boxes);
-
-	window_cluster_pairs_job(&list, exact_test, &test, rows->kind, n,
-							 rows->npoints + rows->nother, job, start);
-}
-
-/* Runs job on rows through the core (see partition_rows.h). */
-void
-cluster_rows(PostgisFns *fns, const PartitionRows *rows, const ClusterJob *job)
-{
-	int64		i;
-
-	if (rows->nother == 0)
-		bridge_cluster_points_job(rows->x, rows->y, rows->kind, rows->nrows, rows->npoints,
-								  job->eps, job->minpoints, job->nminpoints, job->ids,
-								  job->types);
-	else
-		cluster_geometries(fns, rows, job);
-	if (job->types)
-		for (i = 0; i < rows->nrows; i++)
-			if (rows->kind[i] == GEOM_NULL)
-				job->types[i] = POINT_TYPE_NULL_ROW;
-}
-
-/* The PostgisFns of a window function's call site (see partition_rows.h). */
-PostgisFns *
-window_postgis_fns(FunctionCallInfo fcinfo)
-{
-	return &get_call_cache(fcinfo)->fns;
-}
-
-/* Reads the partition and runs job on it (see partition_rows.h). */
-void
-window_cluster_job(FunctionCallInfo fcinfo, WindowObject win, int64 nrows,
-				   const ClusterJob *job)
-{
-	PostgisFns *fns = window_postgis_fns(fcinfo);
-	MemoryContext work = AllocSetContextCreate(CurrentMemoryContext, "gpu_dbscan partition",
-											   ALLOCSET_DEFAULT_SIZES);
-	MemoryContext old = MemoryContextSwitchTo(work);
-	PartitionRows rows;
-
-	read_partition(win, fns, nrows, &rows);
-	cluster_rows(fns, &rows, job);
-	MemoryContextSwitchTo(old);
-	MemoryContextDelete(work);
-}
-
-/*
- * Clusters the current partition into ids (see the file comment); runs in
- * the partition's short-lived memory context.
- */
-static void
-cluster_partition(FunctionCallInfo fcinfo, WindowObject win, int64 nrows, int32 *ids)
-{
-	CallCache  *cache = get_call_cache(fcinfo);
-	PartitionRows rows;
-	int32		minpoints;
-	int64		minpoints64;
+	MemoryContext keep = GetMemoryChunkContext(res);
+	Params		params;
 	ClusterJob	job;
+	Rows		rows;
 
 	memset(&job, 0, sizeof(job));
-	window_read_parameters(win, &job.eps, &minpoints);
-	minpoints64 = minpoints;
-	job.minpoints = &minpoints64;
-	job.nminpoints = 1;
-	job.ids = ids;
-	read_partition(win, &cache->fns, nrows, &rows);
-	cluster_rows(&cache->fns, &rows, &job);
+	res->nvalues = 1;
+	if (form != WINDOW_READ_FLOOR)
+	{
+		params_read_window(win, form == WINDOW_SWEEP, site->name, &params);
+		job.minpoints = params_check(&params, site->name);
+		job.nminpoints = params.nminpoints;
+		job.eps = params.eps[0];
+		res->nvalues = params.nminpoints;
+	}
+	if (form == WINDOW_SWEEP)
+		res->ids = gd_alloc_charged(keep, Max(nrows, 1) * res->nvalues * sizeof(int32),
+									"the sweep's ids");
+	else if (form == WINDOW_IDS)
+		res->ids = MemoryContextAllocHuge(keep, Max(nrows, 1) * sizeof(int32));
+	else if (form == WINDOW_POINT_TYPE)
+		res->types = MemoryContextAllocHuge(keep, Max(nrows, 1));
+	/* point types keep no ids */
+	job.ids = res->ids ? res->ids :
+		MemoryContextAllocHuge(CurrentMemoryContext, Max(nrows, 1) * sizeof(int32));
+	job.types = res->types;
+
+	rows_init(&rows, site->input, (RowsFns *) &site->fns, nrows, false, CurrentMemoryContext);
+	read_rows(win, nrows, &rows);
+	if (form != WINDOW_READ_FLOOR)
+		cluster_rows(&rows, &job);
 }
 
-PG_FUNCTION_INFO_V1(gpu_dbscan_window);
-
-/*
- * gpu_dbscan(geom, eps, minpoints) OVER (...): the DBSCAN cluster id of the
- * row, NULL for noise; the clusters of ST_ClusterDBSCAN, ids 0..k-1 numbered
- * by each cluster's first row.
- */
-Datum
-gpu_dbscan_window(PG_FUNCTION_ARGS)
+/* The current row's answer. */
+static Datum
+row_answer(FunctionCallInfo fcinfo, const PartitionResult *res, WindowForm form, int64 row)
 {
-	return window_cluster_id(fcinfo, cluster_partition);
+	Datum	   *elems;
+	bool	   *nulls;
+	int			dims[1];
+	int			lbs[1] = {1};
+	int			k;
+
+	switch (form)
+	{
+		case WINDOW_IDS:
+			if (res->ids[row] < 0)
+				PG_RETURN_NULL();
+			PG_RETURN_INT32(res->ids[row]);
+		case WINDOW_POINT_TYPE:
+			switch (res->types[row])
+			{
+				case GD_POINT_CORE:
+					PG_RETURN_TEXT_P(cstring_to_text("core"));
+				case GD_POINT_BORDER:
+					PG_RETURN_TEXT_P(cstring_to_text("border"));
+				case GD_POINT_NOISE:
+					PG_RETURN_TEXT_P(cstring_to_text("noise"));
+				default:
+					PG_RETURN_NULL();
+			}
+		case WINDOW_SWEEP:
+			elems = palloc(res->nvalues * sizeof(Datum));
+			nulls = palloc(res->nvalues * sizeof(bool));
+			for (k = 0; k < res->nvalues; k++)
+			{
+				int32		id = res->ids[k * res->nrows + row];
+
+				elems[k] = Int32GetDatum(id);
+				nulls[k] = id < 0;
+			}
+			dims[0] = res->nvalues;
+			PG_RETURN_ARRAYTYPE_P(construct_md_array(elems, nulls, 1, dims, lbs, INT4OID,
+													 sizeof(int32), true, TYPALIGN_INT));
+		case WINDOW_READ_FLOOR:
+			break;
+	}
+	PG_RETURN_INT32(0);
 }
 
-PG_FUNCTION_INFO_V1(gpu_dbscan_read_floor);
-
-/*
- * gpu_dbscan_read_floor(geom) OVER (...): reads and decodes every row of the
- * partition exactly as gpu_dbscan does, clusters nothing, returns 0: the
- * cost below which no clustering can go.
- */
+/* The body of every window function (see window.h). */
 Datum
-gpu_dbscan_read_floor(PG_FUNCTION_ARGS)
+window_function(FunctionCallInfo fcinfo, WindowForm form, bool point_z)
 {
 	WindowObject win = PG_WINDOW_OBJECT();
+	CallSite   *site = call_site(fcinfo, point_z);
 	PartitionResult *res;
+	int64		row;
 
 	res = (PartitionResult *) WinGetPartitionLocalMemory(win, sizeof(PartitionResult));
 	if (!res->done)
 	{
-		CallCache  *cache = get_call_cache(fcinfo);
-		MemoryContext work = NULL;
-		MemoryContext old = CurrentMemoryContext;
-		PartitionRows rows;
-		int64		nrows = window_partition_rows(win);
+		int64		nrows = partition_row_count(win);
 
-		/* as window_cluster_id does */
-		if (nrows > WINDOW_SMALL_PARTITION_ROWS)
+		if (nrows <= GD_PROGRESS_MIN_ROWS)
+			compute(win, site, form, nrows, res);
+		else
 		{
-			work = AllocSetContextCreate(CurrentMemoryContext, "gpu_dbscan read floor",
-										 ALLOCSET_DEFAULT_SIZES);
-			MemoryContextSwitchTo(work);
-		}
-		read_partition(win, &cache->fns, nrows, &rows);
-		if (work)
-		{
+			MemoryContext work = AllocSetContextCreate(CurrentMemoryContext,
+													   "gpu_dbscan partition",
+													   ALLOCSET_DEFAULT_SIZES);
+			MemoryContext old = MemoryContextSwitchTo(work);
+
+			gd_progress_begin(site->name, nrows);
+			compute(win, site, form, nrows, res);
 			MemoryContextSwitchTo(old);
 			MemoryContextDelete(work);
+			gd_progress_end();
 		}
 		res->nrows = nrows;
 		res->done = true;
 	}
-	PG_RETURN_INT32(0);
+
+	row = WinGetCurrentPosition(win);
+	if (row < 0 || row >= res->nrows)
+		elog(ERROR, "%s: row %lld outside its partition of %lld rows",
+			 site->name, (long long) row, (long long) res->nrows);
+	return row_answer(fcinfo, res, form, row);
 }

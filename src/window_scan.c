@@ -64,14 +64,15 @@
 #include "utils/ruleutils.h"
 #include "utils/syscache.h"
 
+#include "cluster.h"
+#include "core_call.h"
 #include "gserialized_points.h"
 #include "guc.h"
 #include "parallel_read.h"
-#include "partition_rows.h"
-#include "postgis_fn.h"
+#include "params.h"
 #include "progress.h"
+#include "rows.h"
 #include "sort_keys.h"
-#include "window_common.h"
 #include "window_scan.h"
 
 #define NODE_NAME "GpuDbscanWindow"
@@ -514,7 +515,7 @@ typedef struct ScanFunction
 {
 	double		eps;
 	bool		eps_null;
-	int64		minpoints;
+	int32		minpoints;
 	bool		minpoints_null;
 	int32	   *ids;
 } ScanFunction;
@@ -524,6 +525,7 @@ typedef struct WindowScanState
 	CustomScanState css;
 	ScanRequest req;
 	Oid			geom_type;
+	RowsFns		fns;			/* the geometry's PostGIS functions */
 	ExprState  *geom_state;		/* the geometry expression, evaluated again on a fetched row */
 	ExprContext *geom_econtext;
 	int			ntlcolumns;		/* columns of the scan tuple before the functions */
@@ -653,31 +655,29 @@ fetch_geometry(WindowScanState *st, Relation rel, TupleTableSlot *tslot, int64 s
 }
 
 /*
- * The row checks of partition_rows_add, in its order, for the row at slot,
- * row i of its partition: a malformed value, a NaN or infinite coordinate
- * (the value decoded again from the table to name the fault), a second SRID.
+ * The row checks of rows_add (rows_check_geometry) for the row at slot, row
+ * i of its partition: a malformed value, a NaN or infinite coordinate (the
+ * value decoded again from the table to name the fault), a second SRID.
  */
 static void
-check_row(WindowScanState *st, Relation rel, TupleTableSlot *tslot, PostgisFns *fns,
-		  SridCheck *srids, int64 slot, int64 i)
+check_row(WindowScanState *st, Relation rel, TupleTableSlot *tslot, SridCheck *srids,
+		  int64 slot, int64 i)
 {
 	uint8		kind = st->res.kind[slot];
+	GeomInfo	g;
 
 	if ((kind & SCAN_ROW_KIND_MASK) == GEOM_NULL)
 		return;
+	memset(&g, 0, sizeof(g));
 	if (kind & SCAN_ROW_BAD)
 	{
-		GeomInfo	g;
-
-		memset(&g, 0, sizeof(g));
-		gserialized_decode(fetch_geometry(st, rel, tslot, slot), fns, &g);
-		if (g.malformed)
-			window_error_malformed(i, g.malformed);
-		if (!g.finite)
-			window_error_nonfinite(i);
+		gserialized_decode(fetch_geometry(st, rel, tslot, slot), &st->fns.geometry, &g);
+		rows_check_geometry(srids, i, &g);
 		elog(ERROR, "gpu_dbscan: a row of the fast path changed between reads");
 	}
-	window_check_srid(srids, st->res.srid[slot], i);
+	g.finite = true;
+	g.srid = st->res.srid[slot];
+	rows_check_geometry(srids, i, &g);
 }
 
 /* Output position p's slot. */
@@ -694,26 +694,37 @@ slot_at(const WindowScanState *st, int64 p)
  */
 static void
 cluster_partition_range(WindowScanState *st, Relation rel, TupleTableSlot *tslot,
-						PostgisFns *fns, int64 b, int64 e)
+						int64 b, int64 e)
 {
 	int64		n = e - b;
-	PartitionRows rows;
+	Rows		rows;
 	bool		direct = st->order == NULL;
 	int64		p;
 	int			f;
+	double	   *x = NULL;
+	double	   *y = NULL;
 
 	memset(&rows, 0, sizeof(rows));
+	rows.input = ROWS_GEOMETRY;
+	rows.fns = &st->fns;
 	rows.cxt = CurrentMemoryContext;
 	rows.nrows = rows.cap = n;
+	rows.dims = 2;
 	for (f = 0; f < st->nfuncs; f++)
 	{
 		ScanFunction *fn = &st->funcs[f];
 		ClusterJob	job;
-		int64		minpoints;
+		Params		params;
 
-		param_check_eps(fn->eps, fn->eps_null);
-		param_check_minpoints(fn->minpoints, fn->minpoints_null);
-		param_check_eps_number(fn->eps);
+		/* the window function's parameter checks, on the values params_read_window reads */
+		params.neps = 1;
+		params.eps = &fn->eps;
+		params.eps_null = &fn->eps_null;
+		params.nminpoints = 1;
+		params.minpoints = &fn->minpoints;
+		params.minpoints_null = &fn->minpoints_null;
+		memset(&job, 0, sizeof(job));
+		job.minpoints = params_check(&params, "gpu_dbscan");
 
 		if (f == 0)
 		{
@@ -721,27 +732,29 @@ cluster_partition_range(WindowScanState *st, Relation rel, TupleTableSlot *tslot
 			if (direct)
 			{
 				rows.kind = st->res.kind + b;
-				rows.x = st->res.x + b;
-				rows.y = st->res.y + b;
+				x = st->res.x + b;
+				y = st->res.y + b;
 			}
 			else
 			{
 				rows.kind = MemoryContextAllocHuge(rows.cxt, Max(n, 1) * sizeof(uint8));
-				rows.x = MemoryContextAllocHuge(rows.cxt, Max(n, 1) * sizeof(double));
-				rows.y = MemoryContextAllocHuge(rows.cxt, Max(n, 1) * sizeof(double));
+				x = MemoryContextAllocHuge(rows.cxt, Max(n, 1) * sizeof(double));
+				y = MemoryContextAllocHuge(rows.cxt, Max(n, 1) * sizeof(double));
 			}
+			rows.coord[0] = x;
+			rows.coord[1] = y;
 			for (p = 0; p < n; p++)
 			{
 				int64		s = slot_at(st, b + p);
 
 				if ((p & 0xFFFF) == 0)
 					CHECK_FOR_INTERRUPTS();
-				check_row(st, rel, tslot, fns, &rows.srids, s, p);
+				check_row(st, rel, tslot, &rows.srids, s, p);
 				if (!direct)
 				{
 					rows.kind[p] = st->res.kind[s];
-					rows.x[p] = st->res.x[s];
-					rows.y[p] = st->res.y[s];
+					x[p] = st->res.x[s];
+					y[p] = st->res.y[s];
 				}
 				if (rows.kind[p] == GEOM_POINT)
 					rows.npoints++;
@@ -766,7 +779,7 @@ cluster_partition_range(WindowScanState *st, Relation rel, TupleTableSlot *tslot
 					CHECK_FOR_INTERRUPTS();
 					value = fetch_geometry(st, rel, tslot, slot_at(st, b + p));
 					memset(&g, 0, sizeof(g));
-					gserialized_decode(value, fns, &g);
+					gserialized_decode(value, &st->fns.geometry, &g);
 					rows.other_row[k] = p;
 					rows.other_box[k].xmin = g.xmin;
 					rows.other_box[k].ymin = g.ymin;
@@ -778,13 +791,10 @@ cluster_partition_range(WindowScanState *st, Relation rel, TupleTableSlot *tslot
 			}
 		}
 
-		memset(&job, 0, sizeof(job));
-		minpoints = fn->minpoints;
 		job.eps = fn->eps;
-		job.minpoints = &minpoints;
 		job.nminpoints = 1;
 		job.ids = fn->ids + b;
-		cluster_rows(fns, &rows, &job);
+		cluster_rows(&rows, &job);
 	}
 }
 
@@ -803,7 +813,6 @@ run_window_scan(WindowScanState *st)
 {
 	MemoryContext old = MemoryContextSwitchTo(st->cxt);
 	MemoryContext part_cxt;
-	PostgisFns	fns;
 	Relation	rel;
 	TupleTableSlot *tslot;
 	instr_time	start;
@@ -815,7 +824,7 @@ run_window_scan(WindowScanState *st)
 	INSTR_TIME_SET_CURRENT(start);
 	parallel_read(&st->req, &st->res);
 	n = st->res.nrows;
-	st->read_ms = window_seconds_since(start) * 1000;
+	st->read_ms = seconds_since(start) * 1000;
 
 	INSTR_TIME_SET_CURRENT(start);
 	/* the window's order: the heap order, sorted stably by the keys */
@@ -845,7 +854,7 @@ run_window_scan(WindowScanState *st)
 	for (k = 0; k < st->nfuncs; k++)
 		st->funcs[k].ids = MemoryContextAllocHuge(st->cxt, Max(n, 1) * sizeof(int32));
 
-	postgis_fns_init(&fns, st->geom_type, st->cxt);
+	rows_fns_init(&st->fns, st->geom_type, st->cxt);
 	rel = table_open(st->req.relid, AccessShareLock);
 	tslot = table_slot_create(rel, NULL);
 	part_cxt = AllocSetContextCreate(st->cxt, "gpu_dbscan window scan partition",
@@ -857,10 +866,10 @@ run_window_scan(WindowScanState *st)
 		while (e < n && same_partition(st, e))
 			e++;
 		MemoryContextSwitchTo(part_cxt);
-		if (e - b > WINDOW_SMALL_PARTITION_ROWS)
+		if (e - b > GD_PROGRESS_MIN_ROWS)
 			gd_progress_begin("gpu_dbscan", e - b);
-		cluster_partition_range(st, rel, tslot, &fns, b, e);
-		if (e - b > WINDOW_SMALL_PARTITION_ROWS)
+		cluster_partition_range(st, rel, tslot, b, e);
+		if (e - b > GD_PROGRESS_MIN_ROWS)
 			gd_progress_end();
 		MemoryContextSwitchTo(st->cxt);
 		MemoryContextReset(part_cxt);
@@ -869,7 +878,7 @@ run_window_scan(WindowScanState *st)
 	}
 	ExecDropSingleTupleTableSlot(tslot);
 	table_close(rel, NoLock);
-	st->cluster_ms = window_seconds_since(start) * 1000;
+	st->cluster_ms = seconds_since(start) * 1000;
 	MemoryContextSwitchTo(old);
 	st->done = true;
 }

@@ -158,18 +158,7 @@ LANGUAGE sql IMMUTABLE AS $$
 				ELSE ST_DWithin(p, q, eps) END
 $$;
 
--- The lines of EXPLAIN (COSTS OFF) query.
-CREATE FUNCTION gd_test.explain_lines(query text)
-RETURNS SETOF text
-LANGUAGE plpgsql AS $$
-DECLARE
-	line	text;
-BEGIN
-	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || query LOOP
-		RETURN NEXT line;
-	END LOOP;
-END
-$$;
+\ir lib/explain.sql
 
 \ir lib/sets.sql
 

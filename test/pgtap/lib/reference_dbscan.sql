@@ -109,3 +109,47 @@ BEGIN
 	RETURN sqrt(s) <= eps;
 END
 $$;
+
+-- What DBSCAN makes of each row (gpu_dbscan_point_type), from the same
+-- inputs as dbscan_reference: 'core' (at least max(minpoints, 1) neighbours,
+-- itself included; an EMPTY row when minpoints <= 1, a cluster of its own),
+-- 'border' (not core, a core neighbour), 'noise' (every other non-NULL
+-- row), NULL for a NULL row.
+CREATE OR REPLACE FUNCTION gd_test.point_type_reference(present boolean[], empty boolean[],
+														pi int[], pj int[], minpoints int)
+RETURNS text[]
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+	n		int := coalesce(cardinality(present), 0);
+	npairs	int := coalesce(cardinality(pi), 0);
+	deg		int[] := array_fill(1, ARRAY[greatest(n, 1)]);
+	core	boolean[] := array_fill(false, ARRAY[greatest(n, 1)]);
+	claimed	boolean[] := array_fill(false, ARRAY[greatest(n, 1)]);
+	types	text[] := array_fill(NULL::text, ARRAY[greatest(n, 1)]);
+	r		int;
+	k		int;
+BEGIN
+	IF n = 0 THEN
+		RETURN '{}';
+	END IF;
+	FOR k IN 1 .. npairs LOOP
+		deg[pi[k]] := deg[pi[k]] + 1;
+		deg[pj[k]] := deg[pj[k]] + 1;
+	END LOOP;
+	FOR r IN 1 .. n LOOP
+		core[r] := present[r] AND deg[r] >= greatest(minpoints, 1);
+	END LOOP;
+	FOR k IN 1 .. npairs LOOP
+		IF core[pi[k]] THEN claimed[pj[k]] := true; END IF;
+		IF core[pj[k]] THEN claimed[pi[k]] := true; END IF;
+	END LOOP;
+	FOR r IN 1 .. n LOOP
+		types[r] := CASE WHEN core[r] THEN 'core'
+						 WHEN present[r] AND claimed[r] THEN 'border'
+						 WHEN present[r] THEN 'noise'
+						 WHEN empty[r] THEN CASE WHEN minpoints <= 1 THEN 'core' ELSE 'noise' END
+					END;
+	END LOOP;
+	RETURN types[1:n];
+END
+$$;

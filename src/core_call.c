@@ -1,37 +1,20 @@
 /*
- * core_bridge.c — calls into the clustering core (see core_bridge.h).
+ * core_call.c — calls into the clustering core (see core_call.h).
  *
  * No PostgreSQL error can be raised while a core call is running: the core
  * returns a gd_error, and the error is raised here, after it returned.
  */
-#include "gd_core.h"			/* before postgres.h: see core_bridge.h */
-
 #include "postgres.h"
 
-#include "access/htup_details.h"
-#include "funcapi.h"
 #include "miscadmin.h"
-#include "utils/builtins.h"
 #include "utils/timestamp.h"
 
-#include "core_bridge.h"
+#include "core_call.h"
 #include "gpu_slots.h"
 #include "guc.h"
+#include "last_run.h"
 #include "memory_budget.h"
-
 #include "progress.h"
-
-/* Statistics of the session's last clustering, for gpu_dbscan_last_run(). */
-typedef struct LastRun
-{
-	bool		valid;
-	const char *backend;
-	int64		rows;
-	gd_run_stats stats;
-	double		slot_wait_ms;	/* waiting for a GPU slot (gpu_slots.c) */
-} LastRun;
-
-static LastRun last_run;
 
 /* GPU availability, asked once per backend process and device. */
 static int	gpu_known_device = -1;
@@ -197,60 +180,41 @@ retry_on_cpu(gd_status status, gd_backend backend, const gd_error *err)
 	return true;
 }
 
-/* The points of a partition: x and y, or coords with dims per row. */
-typedef struct PointsInput
-{
-	const double *x;
-	const double *y;
-	const double *coords;		/* NULL: x and y */
-	int			dims;
-} PointsInput;
 
-/*
- * What one clustering computes: ids for each of nminpoints values (a sweep
- * when there are several), and point types when types is not NULL.
- */
-typedef struct CoreJob
+/* A record of a run of the core for gpu_dbscan_last_run(). */
+static void
+record_run(const gd_run_stats *stats, int64_t nrows, int64_t npoints, double waited)
 {
-	double		eps;
-	const int64_t *minpoints;
-	int64_t		nminpoints;
-	int32_t    *cluster_ids;
-	uint8_t    *types;
-} CoreJob;
+	gd_run_stats s = *stats;
 
-/* One core call on the given back end. */
+	if (s.points == 0)
+		s.points = npoints;
+	last_run_record(&s, nrows, waited);
+}
+
+/* One core call for 2D points on the given back end. */
 static gd_status
-call_core(const PointsInput *in, const uint8_t *row_kind, int64_t nrows,
-		  const CoreJob *job, gd_backend backend, gd_run_stats *stats, gd_error *err)
+call_points(const double *x, const double *y, const uint8_t *row_kind, int64_t nrows,
+			const ClusterJob *job, gd_backend backend, gd_run_stats *stats, gd_error *err)
 {
 	gd_params	params;
 
 	fill_params(&params, job->eps, job->minpoints[0], backend);
 	memset(stats, 0, sizeof(*stats));
 	memset(err, 0, sizeof(*err));
-	if (in->coords)
-	{
-		if (job->nminpoints != 1 || job->types)
-			elog(ERROR, "gpu_dbscan: no sweep or point types for n-D points");
-		return gd_cluster_points_nd(in->coords, in->dims, row_kind, nrows, &params,
-									job->cluster_ids, stats, err);
-	}
 	if (job->nminpoints != 1)
-		return gd_cluster_points_sweep(in->x, in->y, row_kind, nrows, &params, job->minpoints,
-									   job->nminpoints, job->cluster_ids, stats, err);
-	return gd_cluster_points_typed(in->x, in->y, row_kind, nrows, &params, job->cluster_ids,
-								   job->types, stats, err);
+		return gd_cluster_points_sweep(x, y, row_kind, nrows, &params, job->minpoints,
+									   job->nminpoints, job->ids, stats, err);
+	return gd_cluster_points_typed(x, y, row_kind, nrows, &params, job->ids, job->types,
+								   stats, err);
 }
 
-/*
- * Clusters a partition of points on the given back end; a device failure
- * under gpu_dbscan.backend = auto is retried on the CPU.
- */
-static void
-cluster_points_job(const PointsInput *in, const uint8_t *row_kind, int64_t nrows,
-				   int64_t npoints, const CoreJob *job, gd_backend backend)
+/* Runs job on 2D points (see core_call.h). */
+void
+core_cluster_points(const double *x, const double *y, const uint8_t *row_kind,
+					int64_t nrows, int64_t npoints, const ClusterJob *job, bool may_use_gpu)
 {
+	gd_backend	backend = may_use_gpu ? choose_backend(nrows) : GD_BACKEND_CPU;
 	gd_run_stats stats;
 	gd_error	err;
 	gd_status	status;
@@ -258,85 +222,42 @@ cluster_points_job(const PointsInput *in, const uint8_t *row_kind, int64_t nrows
 	bool		slot = false;
 
 	/* the GPU serves neither sweeps nor point types: no slot for those */
-	if (backend == GD_BACKEND_GPU && job->nminpoints == 1 && !job->types)
+	if (backend == GD_BACKEND_GPU && CLUSTER_JOB_IDS_ONLY(job))
 	{
 		gd_progress_phase(GD_PHASE_SLOT_WAIT);
 		slot = take_gpu_slot(&backend, &waited);
 	}
 	gd_progress_phase(backend == GD_BACKEND_GPU ? GD_PHASE_CLUSTER_GPU : GD_PHASE_CLUSTER_CPU);
-	status = call_core(in, row_kind, nrows, job, backend, &stats, &err);
+	status = call_points(x, y, row_kind, nrows, job, backend, &stats, &err);
 	if (slot)
 		gd_gpu_slot_release();
 	if (retry_on_cpu(status, backend, &err))
 	{
 		gd_progress_phase(GD_PHASE_CLUSTER_CPU);
-		status = call_core(in, row_kind, nrows, job, GD_BACKEND_CPU, &stats, &err);
+		status = call_points(x, y, row_kind, nrows, job, GD_BACKEND_CPU, &stats, &err);
 	}
 	if (status != GD_OK)
 		raise_core_error(&err);
-
-	last_run.valid = true;
-	last_run.backend = stats.backend == GD_BACKEND_GPU ? "gpu" : "cpu";
-	last_run.rows = nrows;
-	last_run.stats = stats;
-	last_run.slot_wait_ms = waited;
-	if (last_run.stats.points == 0)
-		last_run.stats.points = npoints;
+	record_run(&stats, nrows, npoints, waited);
 }
 
-/* Clusters a partition of points for one minpoints value. */
-static void
-cluster_points(const PointsInput *in, const uint8_t *row_kind, int64_t nrows,
-			   int64_t npoints, double eps, int64_t minpoints, gd_backend backend,
-			   int32_t *cluster_ids)
-{
-	CoreJob		job = {eps, &minpoints, 1, cluster_ids, NULL};
-
-	cluster_points_job(in, row_kind, nrows, npoints, &job, backend);
-}
-
-/*
- * Clusters a partition of points for every minpoints value, or with point
- * types, on the chosen back end (see core_bridge.h).
- */
+/* Ids of n-D points, on the CPU (see core_call.h). */
 void
-bridge_cluster_points_job(const double *x, const double *y, const uint8_t *row_kind,
-						  int64_t nrows, int64_t npoints, double eps,
-						  const int64_t *minpoints, int64_t nminpoints,
-						  int32_t *cluster_ids, uint8_t *point_types)
+core_cluster_points_nd(const double *coords, int dims, const uint8_t *row_kind,
+					   int64_t nrows, int64_t npoints, double eps, int64_t minpoints,
+					   int32_t *ids)
 {
-	PointsInput in = {x, y, NULL, 2};
-	CoreJob		job = {eps, minpoints, nminpoints, cluster_ids, point_types};
+	gd_params	params;
+	gd_run_stats stats;
+	gd_error	err;
 
-	cluster_points_job(&in, row_kind, nrows, npoints, &job, choose_backend(nrows));
-}
-
-/* Clusters a partition of points on the chosen back end (see core_bridge.h). */
-void
-bridge_cluster_points(const double *x, const double *y, const uint8_t *row_kind,
-					  int64_t nrows, int64_t npoints, double eps, int64_t minpoints,
-					  int32_t *cluster_ids)
-{
-	PointsInput in = {x, y, NULL, 2};
-
-	cluster_points(&in, row_kind, nrows, npoints, eps, minpoints, choose_backend(nrows),
-				   cluster_ids);
-}
-
-/*
- * Clusters a partition of n-D points (see core_bridge.h): two axes go where
- * gpu_dbscan.backend says, more always to the CPU (the GPU back end has no
- * n-D path).
- */
-void
-bridge_cluster_points_nd(const double *coords, int dims, const uint8_t *row_kind,
-						 int64_t nrows, int64_t npoints, double eps, int64_t minpoints,
-						 int32_t *cluster_ids)
-{
-	PointsInput in = {NULL, NULL, coords, dims};
-
-	cluster_points(&in, row_kind, nrows, npoints, eps, minpoints,
-				   dims == 2 ? choose_backend(nrows) : GD_BACKEND_CPU, cluster_ids);
+	fill_params(&params, eps, minpoints, GD_BACKEND_CPU);
+	memset(&stats, 0, sizeof(stats));
+	memset(&err, 0, sizeof(err));
+	gd_progress_phase(GD_PHASE_CLUSTER_CPU);
+	if (gd_cluster_points_nd(coords, dims, row_kind, nrows, &params, ids, &stats, &err) != GD_OK)
+		raise_core_error(&err);
+	record_run(&stats, nrows, npoints, 0);
 }
 
 /* Raises the error of a pair search that failed, after freeing its list. */
@@ -349,10 +270,10 @@ check_pairs(gd_status status, gd_pair_list *out, const gd_error *err)
 	raise_core_error(err);
 }
 
-/* Neighbour pairs of n-D points, on the CPU (see core_bridge.h). */
+/* Neighbour pairs of n-D points, on the CPU (see core_call.h). */
 void
-bridge_neighbour_pairs_nd(const double *coords, int dims, const uint8_t *row_kind,
-						  int64_t nrows, double eps, gd_pair_list *out)
+core_neighbour_pairs_nd(const double *coords, int dims, const uint8_t *row_kind,
+						int64_t nrows, double eps, gd_pair_list *out)
 {
 	gd_params	params;
 	gd_error	err;
@@ -364,10 +285,10 @@ bridge_neighbour_pairs_nd(const double *coords, int dims, const uint8_t *row_kin
 				out, &err);
 }
 
-/* Candidate pairs of a partition with non-point rows (see core_bridge.h). */
+/* Candidate pairs of 2D geometry rows (see core_call.h). */
 void
-bridge_candidate_pairs(const gd_box *boxes, const uint8_t *row_kind, int64_t nrows,
-					   double eps, gd_pair_list *out)
+core_candidate_pairs(const gd_box *boxes, const uint8_t *row_kind, int64_t nrows,
+					 double eps, gd_pair_list *out)
 {
 	gd_params	params;
 	gd_error	err;
@@ -378,51 +299,42 @@ bridge_candidate_pairs(const gd_box *boxes, const uint8_t *row_kind, int64_t nro
 	check_pairs(gd_candidate_pairs(boxes, row_kind, nrows, eps, &params, out, &err), out, &err);
 }
 
-/* Clusters an explicit neighbour graph (see core_bridge.h). */
+/* Runs job on an explicit neighbour graph (see core_call.h). */
 void
-bridge_cluster_graph(const uint8_t *row_kind, int64_t nrows, const gd_pair *edges,
-					 int64_t nedges, int64_t minpoints, int32_t *cluster_ids)
-{
-	bridge_cluster_graph_job(row_kind, nrows, edges, NULL, nedges, &minpoints, 1, cluster_ids,
-							 NULL);
-}
-
-/* Clusters a neighbour graph for every minpoints value, or with point types. */
-void
-bridge_cluster_graph_job(const uint8_t *row_kind, int64_t nrows, const gd_pair *edges,
-						 const uint8_t *dirs, int64_t nedges, const int64_t *minpoints, int64_t nminpoints,
-						 int32_t *cluster_ids, uint8_t *point_types)
+core_cluster_graph(const uint8_t *row_kind, int64_t nrows, const gd_pair *edges,
+				   const uint8_t *dirs, int64_t nedges, const ClusterJob *job)
 {
 	gd_error	err;
 	gd_status	status;
 
 	memset(&err, 0, sizeof(err));
 	gd_progress_phase(GD_PHASE_GRAPH);
-	if (nminpoints != 1)
+	if (job->nminpoints != 1)
 		status = gd_cluster_graph_directed_sweep(row_kind, nrows, edges, dirs, nedges,
-												 minpoints, nminpoints, cluster_ids, &err);
+												 job->minpoints, job->nminpoints, job->ids,
+												 &err);
 	else
-		status = gd_cluster_graph_directed(row_kind, nrows, edges, dirs, nedges, minpoints[0],
-										   cluster_ids, point_types, &err);
+		status = gd_cluster_graph_directed(row_kind, nrows, edges, dirs, nedges,
+										   job->minpoints[0], job->ids, job->types, &err);
 	if (status != GD_OK)
 		raise_core_error(&err);
 }
 
-/* Records the statistics of a non-point clustering (see core_bridge.h). */
+/* Records a clustering from pairs (see core_call.h). */
 void
-bridge_record_graph_run(int64_t nrows, int64_t ngeoms, double t_pairs, double t_exact,
-						double t_graph, double t_total)
+core_record_pairs_run(int64_t nrows, int64_t npoints, double t_pairs, double t_exact,
+					  double t_graph, double t_total)
 {
-	memset(&last_run, 0, sizeof(last_run));
-	last_run.valid = true;
-	last_run.backend = "cpu";
-	last_run.rows = nrows;
-	last_run.stats.backend = GD_BACKEND_CPU;
-	last_run.stats.points = ngeoms;
-	last_run.stats.t_sort = t_pairs;
-	last_run.stats.t_core = t_exact;
-	last_run.stats.t_label = t_graph;
-	last_run.stats.t_total = t_total;
+	gd_run_stats stats;
+
+	memset(&stats, 0, sizeof(stats));
+	stats.backend = GD_BACKEND_CPU;
+	stats.points = npoints;
+	stats.t_sort = t_pairs;
+	stats.t_core = t_exact;
+	stats.t_label = t_graph;
+	stats.t_total = t_total;
+	last_run_record(&stats, nrows, 0);
 }
 
 /*
@@ -434,13 +346,13 @@ bridge_record_graph_run(int64_t nrows, int64_t ngeoms, double t_pairs, double t_
 #define INSCY_GPU_MIN_ROWS 2000
 
 /*
- * Subspace clusters on the chosen back end (see core_bridge.h), with a GPU
+ * Subspace clusters on the chosen back end (see core_call.h), with a GPU
  * slot as for the other GPU runs; a device failure under
  * gpu_dbscan.backend = auto is retried on the CPU.
  */
 void
-bridge_inscy(const double *rows, int64_t n, int d, const gd_inscy_params *inscy,
-			 gd_inscy_result *out)
+core_inscy(const double *rows, int64_t n, int d, const gd_inscy_params *inscy,
+		   gd_inscy_result *out)
 {
 	gd_backend	backend = choose_backend_from(n, Min(gd_gpu_min_rows, INSCY_GPU_MIN_ROWS));
 	gd_params	params;
@@ -466,48 +378,5 @@ bridge_inscy(const double *rows, int64_t n, int d, const gd_inscy_params *inscy,
 	}
 	if (status != GD_OK)
 		raise_core_error(&err);
-
-	memset(&last_run, 0, sizeof(last_run));
-	last_run.valid = true;
-	last_run.backend = stats.backend == GD_BACKEND_GPU ? "gpu" : "cpu";
-	last_run.rows = n;
-	last_run.stats = stats;
-	last_run.slot_wait_ms = waited;
-}
-
-PG_FUNCTION_INFO_V1(gpu_dbscan_last_run);
-
-/*
- * gpu_dbscan_last_run(): back end, sizes and phase times (ms) of this
- * session's last clustering, and its wait for a GPU slot; NULL before the
- * first.
- */
-Datum
-gpu_dbscan_last_run(PG_FUNCTION_ARGS)
-{
-	TupleDesc	tupdesc;
-	Datum		values[13];
-	bool		nulls[13];
-	const gd_run_stats *s = &last_run.stats;
-
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
-	if (!last_run.valid)
-		PG_RETURN_NULL();
-
-	memset(nulls, 0, sizeof(nulls));
-	values[0] = CStringGetTextDatum(last_run.backend);
-	values[1] = Int64GetDatum(last_run.rows);
-	values[2] = Int64GetDatum(s->points);
-	values[3] = Int64GetDatum(s->cells);
-	values[4] = Int64GetDatum(s->batches);
-	values[5] = Float8GetDatum(s->t_transfer * 1000.0);
-	values[6] = Float8GetDatum(s->t_sort * 1000.0);
-	values[7] = Float8GetDatum(s->t_core * 1000.0);
-	values[8] = Float8GetDatum(s->t_union * 1000.0);
-	values[9] = Float8GetDatum(s->t_label * 1000.0);
-	values[10] = Float8GetDatum(s->t_total * 1000.0);
-	values[11] = Float8GetDatum(last_run.slot_wait_ms);
-	values[12] = Int64GetDatum(s->strips);
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls)));
+	last_run_record(&stats, n, waited);
 }

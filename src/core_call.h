@@ -1,0 +1,70 @@
+/*
+ * core_call.h — the one place where the PostgreSQL glue calls the C++/CUDA
+ * core (core/gd_core.h): it fills gd_params from the GUCs, chooses the back
+ * end, takes a GPU slot, retries a failed GPU run on the CPU, turns gd_error
+ * into ereport once the core has returned, and records the run for
+ * gpu_dbscan_last_run().
+ */
+#ifndef GPU_DBSCAN_CORE_CALL_H
+#define GPU_DBSCAN_CORE_CALL_H
+
+#include "gd_core.h"
+#include "gd_inscy.h"
+
+/*
+ * What to compute for a set of rows: the ids for each of nminpoints values
+ * at one eps (value k's ids at ids[k * nrows], GD_NOISE for noise and NULL),
+ * and, when types is not NULL (then nminpoints is 1), each row's
+ * gd_point_type.
+ */
+typedef struct ClusterJob
+{
+	double		eps;
+	const int64_t *minpoints;
+	int64_t		nminpoints;
+	int32_t    *ids;
+	uint8_t    *types;
+} ClusterJob;
+
+/* Whether job asks for ids at one minpoints only (what every back end serves). */
+#define CLUSTER_JOB_IDS_ONLY(job) ((job)->nminpoints == 1 && (job)->types == NULL)
+
+/*
+ * Runs job on 2D points (row_kind POINT, EMPTY or NULL); the back end is
+ * gpu_dbscan.backend's choice when may_use_gpu, else the CPU.  The GPU
+ * serves ids only: sweeps and point types run on the CPU.
+ */
+extern void core_cluster_points(const double *x, const double *y, const uint8_t *row_kind,
+								int64_t nrows, int64_t npoints, const ClusterJob *job,
+								bool may_use_gpu);
+
+/* Ids of n-D points (coords: dims per row, dims >= 3), on the CPU. */
+extern void core_cluster_points_nd(const double *coords, int dims, const uint8_t *row_kind,
+								   int64_t nrows, int64_t npoints, double eps,
+								   int64_t minpoints, int32_t *ids);
+
+/* Pairs of n-D points within eps, on the CPU; free with gd_pair_list_free. */
+extern void core_neighbour_pairs_nd(const double *coords, int dims, const uint8_t *row_kind,
+									int64_t nrows, double eps, gd_pair_list *out);
+
+/* Candidate pairs of 2D geometry rows from their boxes; free with gd_pair_list_free. */
+extern void core_candidate_pairs(const gd_box *boxes, const uint8_t *row_kind, int64_t nrows,
+								 double eps, gd_pair_list *out);
+
+/* Runs job on an explicit neighbour graph; dirs as gd_cluster_graph_directed's (NULL: both). */
+extern void core_cluster_graph(const uint8_t *row_kind, int64_t nrows, const gd_pair *edges,
+							   const uint8_t *dirs, int64_t nedges, const ClusterJob *job);
+
+/* Records a clustering from pairs, timed by the glue (seconds), for gpu_dbscan_last_run(). */
+extern void core_record_pairs_run(int64_t nrows, int64_t npoints, double t_pairs,
+								  double t_exact, double t_graph, double t_total);
+
+/*
+ * Subspace clusters of n rows of d features (row-major) on the back end
+ * gpu_dbscan.backend chooses; out is the core's: free it with
+ * gd_inscy_result_free.
+ */
+extern void core_inscy(const double *rows, int64_t n, int d,
+					   const gd_inscy_params *inscy, gd_inscy_result *out);
+
+#endif							/* GPU_DBSCAN_CORE_CALL_H */
