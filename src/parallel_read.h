@@ -11,7 +11,7 @@
  * sequential scan that starts at block 0 returns.  No row rule lives here:
  * the errors that depend on a row's place in the window (a NaN coordinate, a
  * malformed value, a second SRID) are only marked (SCAN_ROW_BAD, srid), and
- * raised by the caller in its window order with window_common.c's functions.
+ * raised by the caller in its window order (rows_check_geometry).
  *
  * Uses gd_core.h's types: include gd_core.h before postgres.h (see
  * core_bridge.h), then this header.
