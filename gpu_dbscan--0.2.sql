@@ -483,6 +483,300 @@ CREATE AGGREGATE gpu_dbscan_params_3d(geom geometry, eps float8[], minpoints int
 
 COMMENT ON AGGREGATE gpu_dbscan_params_3d(geometry, float8[], int[]) IS
 'For choosing eps and minpoints over POINT Z rows (3D distance): clusters, noise fraction and largest cluster for every (eps, minpoints) pair, eps-major in the order given';
+-- ---- Citus: a distributed table clustered as one (dist_tiles.c,
+-- dist_window.c, dist_merge.c; README.md "On a Citus cluster").
+
+CREATE FUNCTION gpu_dbscan_tiles(geom geometry, srid int, x0 float8, y0 float8, side float8,
+    nx int, ny int, depth int[], tile_offset bigint[], margin float8,
+    OUT tile bigint, OUT ghost boolean, OUT copies int)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'gpu_dbscan_tiles'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_dbscan_tiles(geometry, int, float8, float8, float8, int, int, int[], bigint[], float8) IS
+'For gpu_dbscan_distributed: the tile that owns a point (ghost false) and the tiles within margin of it that hold a ghost copy; copies is the number of rows';
+
+CREATE FUNCTION gpu_dbscan_id_core(geom geometry, eps float8, minpoints int)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'gpu_dbscan_id_core'
+LANGUAGE C IMMUTABLE PARALLEL SAFE WINDOW;
+
+COMMENT ON FUNCTION gpu_dbscan_id_core(geometry, float8, int) IS
+'Cluster id and core flag of each row of the window partition from one clustering: 2 * id + 1 for a core row, 2 * id for a border row, NULL for noise';
+
+CREATE FUNCTION gpu_dbscan_one_sided(xs float8[], ys float8[], ghost boolean[], eps float8)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'gpu_dbscan_one_sided'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_dbscan_one_sided(float8[], float8[], boolean[], float8) IS
+'For gpu_dbscan_distributed: whether two of these points, one of them a ghost, are neighbours one way only (PostGIS''s test at the last bit)';
+
+CREATE FUNCTION gpu_dbscan_merge(nodes bigint[], first_rows bigint[], edge_a bigint[], edge_b bigint[],
+    OUT node bigint, OUT cluster_id int)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'gpu_dbscan_merge'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_dbscan_merge(bigint[], bigint[], bigint[], bigint[]) IS
+'For gpu_dbscan_distributed: local clusters joined by their edges, numbered 0..k-1 by each joined cluster''s first row';
+
+CREATE PROCEDURE gpu_dbscan_distributed(source regclass, eps float8, minpoints int, result text,
+    id_column name DEFAULT 'id', geom_column name DEFAULT 'geom', tile_points bigint DEFAULT NULL,
+    report boolean DEFAULT false)
+LANGUAGE plpgsql
+AS $proc$
+DECLARE
+    margin float8 := 2 * eps;       -- exact core flags and claimers for every owned point
+    id_type regtype;
+    geom_type regtype;
+    res_parts text[];
+    res_name text;
+    dist_col name;
+    n bigint; n_ids bigint; n_distinct bigint; n_other bigint;
+    xmin float8; xmax float8; ymin float8; ymax float8; srid_lo int; srid_hi int;
+    workers int;
+    target bigint;
+    side float8; nx int; ny int; max_depth int;
+    depth int[]; offs bigint[]; ntiles bigint;
+    pfx text := format('gd_dist_%s_%s', pg_backend_pid(), (extract(epoch from clock_timestamp()) * 1000)::bigint);
+    t_tiles text; t_labels text; t_map text;
+    one_sided bigint := 0;
+    copies bigint; edges bigint; nodes bigint; clusters bigint;
+    t0 timestamptz; t_all timestamptz := clock_timestamp();
+    ms jsonb := '{}';
+    r record;
+    q text;
+BEGIN
+    -- The checks, before any work.
+    IF NOT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') THEN
+        RAISE EXCEPTION 'gpu_dbscan_distributed needs the citus extension'
+            USING ERRCODE = 'feature_not_supported',
+                  HINT = 'On a single node, use gpu_dbscan(geom, eps, minpoints) OVER (ORDER BY id).';
+    END IF;
+    IF source IS NULL OR result IS NULL OR id_column IS NULL OR geom_column IS NULL THEN
+        RAISE EXCEPTION 'gpu_dbscan_distributed: source, result, id_column and geom_column must not be NULL'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    IF eps IS NULL OR eps = 'NaN'::float8 OR NOT eps > 0 OR eps = 'Infinity'::float8 THEN
+        RAISE EXCEPTION 'gpu_dbscan_distributed: eps must be a finite number above 0, not %', coalesce(eps::text, 'NULL')
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF minpoints IS NULL OR minpoints < 0 THEN
+        RAISE EXCEPTION 'gpu_dbscan_distributed: minpoints must be 0 or more, not %', coalesce(minpoints::text, 'NULL')
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF tile_points IS NOT NULL AND tile_points < 1 THEN
+        RAISE EXCEPTION 'gpu_dbscan_distributed: tile_points must be at least 1'
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    EXECUTE 'SELECT partkey IS NOT NULL AND partmethod = ''h'' FROM pg_dist_partition WHERE logicalrelid = $1'
+        INTO r USING source;
+    IF r IS NULL OR NOT r."?column?" THEN
+        RAISE EXCEPTION 'gpu_dbscan_distributed: % is not a distributed table', source
+            USING ERRCODE = 'wrong_object_type',
+                  HINT = 'SELECT create_distributed_table(''' || source || ''', ''<column>'') distributes it.';
+    END IF;
+    SELECT atttypid::regtype INTO id_type FROM pg_attribute
+        WHERE attrelid = source AND attname = id_column AND attnum > 0 AND NOT attisdropped;
+    SELECT atttypid::regtype INTO geom_type FROM pg_attribute
+        WHERE attrelid = source AND attname = geom_column AND attnum > 0 AND NOT attisdropped;
+    IF id_type IS NULL OR geom_type IS NULL THEN
+        RAISE EXCEPTION 'gpu_dbscan_distributed: % has no column %', source,
+            CASE WHEN id_type IS NULL THEN id_column ELSE geom_column END
+            USING ERRCODE = 'undefined_column';
+    END IF;
+    IF id_type NOT IN ('smallint'::regtype, 'integer'::regtype, 'bigint'::regtype) THEN
+        RAISE EXCEPTION 'gpu_dbscan_distributed: the id column % must be smallint, integer or bigint, not %', id_column, id_type
+            USING ERRCODE = 'datatype_mismatch';
+    END IF;
+    IF geom_type <> 'geometry'::regtype THEN
+        RAISE EXCEPTION 'gpu_dbscan_distributed: the column % must be geometry, not %', geom_column, geom_type
+            USING ERRCODE = 'datatype_mismatch';
+    END IF;
+    res_parts := parse_ident(result);
+    res_name := array_to_string(ARRAY(SELECT quote_ident(p) FROM unnest(res_parts) p), '.');
+    IF to_regclass(res_name) IS NOT NULL THEN
+        RAISE EXCEPTION 'gpu_dbscan_distributed: relation % already exists', result
+            USING ERRCODE = 'duplicate_table';
+    END IF;
+    dist_col := (SELECT column_to_column_name(logicalrelid, partkey) FROM pg_dist_partition WHERE logicalrelid = source);
+
+    -- The caller's gpu_dbscan.* settings go with the work to the workers
+    -- (Citus sends SET LOCAL on in the transaction's connections).
+    PERFORM gpu_dbscan_merge('{}', '{}', '{}', '{}');  -- loads the module: its settings are real, not placeholders
+    PERFORM set_config('citus.propagate_set_commands', 'local', true);
+    FOR r IN SELECT s.name FROM pg_settings s WHERE s.name LIKE 'gpu\_dbscan.%' AND s.source NOT IN ('default', 'override') LOOP
+        EXECUTE format('SET LOCAL %s = %L', r.name, current_setting(r.name));
+    END LOOP;
+
+    -- The data's extent and count (aggregates pushed down to the shards).
+    t0 := clock_timestamp();
+    EXECUTE format($q$SELECT count(*), count(%1$I), count(DISTINCT %1$I),
+                            count(*) FILTER (WHERE GeometryType(%2$I) <> 'POINT'),
+                            min(ST_XMin(%2$I)), max(ST_XMax(%2$I)), min(ST_YMin(%2$I)), max(ST_YMax(%2$I)),
+                            min(ST_SRID(%2$I)), max(ST_SRID(%2$I))
+                     FROM %3$s WHERE %2$I IS NOT NULL AND NOT ST_IsEmpty(%2$I)$q$, id_column, geom_column, source)
+        INTO n, n_ids, n_distinct, n_other, xmin, xmax, ymin, ymax, srid_lo, srid_hi;
+    IF n_other > 0 THEN
+        RAISE EXCEPTION 'gpu_dbscan_distributed clusters points only: % rows of % hold other geometries', n_other, source
+            USING ERRCODE = 'feature_not_supported';
+    END IF;
+    IF n_ids < n OR n_distinct < n_ids THEN
+        RAISE EXCEPTION 'gpu_dbscan_distributed: the id column % must be unique and not NULL', id_column
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF srid_lo <> srid_hi THEN
+        RAISE EXCEPTION 'gpu_dbscan_distributed: the geometries have different SRIDs (% and %)', srid_lo, srid_hi
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF minpoints <= 1 THEN
+        EXECUTE format('SELECT count(*) FROM %s WHERE ST_IsEmpty(%I)', source, geom_column) INTO n_other;
+        IF n_other > 0 THEN
+            RAISE EXCEPTION 'gpu_dbscan_distributed: EMPTY geometries with minpoints 0 or 1 are not supported (each would be a cluster)'
+                USING ERRCODE = 'feature_not_supported';
+        END IF;
+    END IF;
+    ms := ms || jsonb_build_object('extent', round(extract(epoch from clock_timestamp() - t0) * 1000));
+
+    -- The tiles: a base grid of about tile_points points per cell, a dense
+    -- cell split into 4^d sub-tiles; no side below 4 margins (ghosts).
+    t0 := clock_timestamp();
+    SELECT count(*) INTO workers FROM pg_dist_node
+        WHERE noderole = 'primary' AND isactive AND shouldhaveshards AND groupid <> 0;
+    target := coalesce(tile_points, greatest(20000, least(5000000, n / greatest(16 * workers, 1))));
+    IF n = 0 THEN
+        xmin := 0; xmax := 0; ymin := 0; ymax := 0; srid_lo := 0;
+    END IF;
+    side := greatest(sqrt(greatest((xmax - xmin) * (ymax - ymin), 0) * target / greatest(n, 1)),
+                     (xmax - xmin) * target / greatest(n, 1) / 1e6, (ymax - ymin) * target / greatest(n, 1) / 1e6,
+                     4 * margin);
+    LOOP
+        nx := least(floor((xmax - xmin) / side) + 1, 2e9)::int;
+        ny := least(floor((ymax - ymin) / side) + 1, 2e9)::int;
+        EXIT WHEN nx::bigint * ny <= 65536;
+        side := side * 2;
+    END LOOP;
+    max_depth := greatest(0, least(12, floor(log(2.0, (side / (4 * margin))::numeric))))::int;
+    q := format($q$
+        WITH c AS (
+            SELECT least(greatest(floor((ST_X(%1$I) - %2$L) / %4$L), 0), %5$L - 1)::bigint * %6$L
+                 + least(greatest(floor((ST_Y(%1$I) - %3$L) / %4$L), 0), %6$L - 1)::bigint AS k, count(*) AS cnt
+            FROM %7$s WHERE %1$I IS NOT NULL AND NOT ST_IsEmpty(%1$I) GROUP BY 1),
+        d AS (
+            SELECT g.k, CASE WHEN coalesce(c.cnt, 0) <= %8$L THEN 0
+                        ELSE least(%9$L, ceil(ln(c.cnt::float8 / %8$L) / ln(4)))::int END AS depth
+            FROM generate_series(0, %5$L::bigint * %6$L - 1) g(k) LEFT JOIN c USING (k)),
+        o AS (
+            SELECT k, depth, coalesce(sum(1::bigint << (2 * depth)) OVER w, 0) AS off
+            FROM d WINDOW w AS (ORDER BY k ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING))
+        SELECT array_agg(depth ORDER BY k), array_agg(off ORDER BY k), sum(1::bigint << (2 * depth))
+        FROM o$q$,
+        geom_column, xmin, ymin, side, nx, ny, source, target, max_depth);
+    EXECUTE q INTO depth, offs, ntiles;
+    IF ntiles >= 2147483648 THEN
+        RAISE EXCEPTION 'gpu_dbscan_distributed: % tiles are too many', ntiles USING ERRCODE = 'program_limit_exceeded';
+    END IF;
+    ms := ms || jsonb_build_object('plan', round(extract(epoch from clock_timestamp() - t0) * 1000));
+
+    -- Every point to its tile, and a ghost copy to each tile within margin
+    -- (a repartitioning INSERT ... SELECT: the workers send rows to the workers).
+    t0 := clock_timestamp();
+    t_tiles := format('%I.%I', current_schema(), pfx || '_tiles');
+    t_labels := format('%I.%I', current_schema(), pfx || '_labels');
+    t_map := format('%I.%I', current_schema(), pfx || '_map');
+    EXECUTE format('CREATE TABLE %s (tile bigint, id bigint, ghost boolean, copies int, geom geometry)', t_tiles);
+    PERFORM create_distributed_table(t_tiles, 'tile');
+    EXECUTE format($q$INSERT INTO %1$s (tile, id, ghost, copies, geom)
+                     SELECT t.tile, s.%2$I, t.ghost, t.copies, s.%3$I
+                     FROM %4$s s, gpu_dbscan_tiles(s.%3$I, %5$L, %6$L, %7$L, %8$L, %9$L, %10$L, %11$L, %12$L, %13$L) t$q$,
+                   t_tiles, id_column, geom_column, source, srid_lo, xmin, ymin, side, nx, ny, depth, offs, margin);
+    EXECUTE format('SELECT count(*) FROM %s', t_tiles) INTO copies;
+    ms := ms || jsonb_build_object('tiles', round(extract(epoch from clock_timestamp() - t0) * 1000));
+
+    -- Ghosts at a tile's edge that see a neighbour one way only (PostGIS's
+    -- test at the last bit) can join two clusters in that tile that the
+    -- single node keeps apart; then the whole table is clustered on the
+    -- coordinator instead.  minpoints <= 1 joins pairs seen either way: exact.
+    t0 := clock_timestamp();
+    IF minpoints > 1 THEN
+        EXECUTE format($q$SELECT count(*) FROM (SELECT tile FROM %s GROUP BY tile
+                          HAVING bool_or(ghost) AND gpu_dbscan_one_sided(array_agg(ST_X(geom)), array_agg(ST_Y(geom)),
+                                                                         array_agg(ghost), %L)) s$q$, t_tiles, eps)
+            INTO one_sided;
+    END IF;
+    ms := ms || jsonb_build_object('one_sided_check', round(extract(epoch from clock_timestamp() - t0) * 1000));
+
+    IF one_sided > 0 THEN
+        RAISE NOTICE 'gpu_dbscan_distributed: % tiles have a one-sided neighbour pair at their edge: clustering on the coordinator', one_sided;
+        t0 := clock_timestamp();
+        EXECUTE format('CREATE TABLE %s AS SELECT %I, gpu_dbscan(%I, %L, %L) OVER (ORDER BY %I) AS cluster_id FROM %s',
+                       res_name, id_column, geom_column, eps, minpoints, id_column, source);
+        PERFORM create_distributed_table(res_name, id_column::text);
+        ms := ms || jsonb_build_object('coordinator', round(extract(epoch from clock_timestamp() - t0) * 1000));
+    ELSE
+        -- Local clustering per tile on the workers: id and core flag in one pass.
+        t0 := clock_timestamp();
+        EXECUTE format('CREATE TABLE %s (tile bigint, id bigint, ghost boolean, copies int, label bigint)', t_labels);
+        PERFORM create_distributed_table(t_labels, 'tile', colocate_with => t_tiles);
+        EXECUTE format($q$INSERT INTO %s SELECT tile, id, ghost, copies,
+                                gpu_dbscan_id_core(geom, %L, %L) OVER (PARTITION BY tile ORDER BY id)
+                         FROM %s$q$, t_labels, eps, minpoints, t_tiles);
+        ms := ms || jsonb_build_object('local', round(extract(epoch from clock_timestamp() - t0) * 1000));
+
+        -- The merge: local clusters with their first owned rows; edges from
+        -- ghosts core in their tile to their owner tile's cluster.
+        t0 := clock_timestamp();
+        EXECUTE format('CREATE TABLE %s (tile bigint, lid bigint, cluster_id int)', t_map);
+        PERFORM create_distributed_table(t_map, 'tile', colocate_with => t_tiles);
+        EXECUTE format($q$
+            WITH nodes AS MATERIALIZED (
+                SELECT (tile << 32) | (label >> 1) AS node, min(id) AS first
+                FROM %1$s WHERE NOT ghost AND label IS NOT NULL GROUP BY tile, label >> 1),
+            g AS MATERIALIZED (SELECT id, (tile << 32) | (label >> 1) AS node FROM %1$s WHERE ghost AND label & 1 = 1),
+            o AS MATERIALIZED (SELECT id, (tile << 32) | (label >> 1) AS node FROM %1$s
+                               WHERE NOT ghost AND copies > 1 AND label & 1 = 1),
+            e AS MATERIALIZED (SELECT DISTINCT g.node AS a, o.node AS b FROM g JOIN o USING (id)),
+            m AS MATERIALIZED (
+                SELECT x.* FROM gpu_dbscan_merge(
+                    (SELECT coalesce(array_agg(node), '{}') FROM nodes), (SELECT coalesce(array_agg(first), '{}') FROM nodes),
+                    (SELECT coalesce(array_agg(a), '{}') FROM e), (SELECT coalesce(array_agg(b), '{}') FROM e)) x)
+            INSERT INTO %2$s SELECT node >> 32, node & 4294967295, cluster_id FROM m WHERE cluster_id >= 0$q$,
+            t_labels, t_map);
+        GET DIAGNOSTICS nodes = ROW_COUNT;
+        EXECUTE format('SELECT count(*) FROM %s WHERE ghost AND label & 1 = 1', t_labels) INTO edges;  -- before DISTINCT
+        ms := ms || jsonb_build_object('merge', round(extract(epoch from clock_timestamp() - t0) * 1000));
+
+        -- The result: every row of the source, its id and cluster id.
+        t0 := clock_timestamp();
+        EXECUTE format('CREATE TABLE %s (%I %s, cluster_id integer)', res_name, id_column, id_type);
+        IF dist_col = id_column THEN
+            PERFORM create_distributed_table(res_name, id_column::text, colocate_with => source::text);
+        ELSE
+            PERFORM create_distributed_table(res_name, id_column::text);
+        END IF;
+        EXECUTE format($q$INSERT INTO %s SELECT l.id, m.cluster_id FROM %s l
+                          LEFT JOIN %s m ON m.tile = l.tile AND m.lid = l.label >> 1 WHERE NOT l.ghost$q$,
+                       res_name, t_labels, t_map);
+        EXECUTE format('INSERT INTO %s SELECT %I, NULL FROM %s WHERE %I IS NULL OR ST_IsEmpty(%I)',
+                       res_name, id_column, source, geom_column, geom_column);
+        ms := ms || jsonb_build_object('result', round(extract(epoch from clock_timestamp() - t0) * 1000));
+        EXECUTE format('DROP TABLE %s, %s', t_labels, t_map);
+    END IF;
+    EXECUTE format('DROP TABLE %s', t_tiles);
+    IF report THEN
+        EXECUTE format('SELECT count(DISTINCT cluster_id) FROM %s', res_name) INTO clusters;
+        RAISE NOTICE 'gpu_dbscan_distributed: % points, % workers, % tiles (base % x % of side %, target % points), % ghost copies (% %%), % merge edges, % local clusters with ids, % clusters, one-sided tiles %, ms %, total % ms',
+            n, workers, ntiles, nx, ny, side, target, copies - n,
+            CASE WHEN n > 0 THEN round(100.0 * (copies - n) / n, 2) END, edges, nodes, clusters, one_sided, ms,
+            round(extract(epoch from clock_timestamp() - t_all) * 1000);
+    END IF;
+END
+$proc$;
+
+COMMENT ON PROCEDURE gpu_dbscan_distributed(regclass, float8, int, text, name, name, bigint, boolean) IS
+'Clusters a whole Citus distributed table of points as gpu_dbscan(geom, eps, minpoints) OVER (ORDER BY id) would, into a new distributed table result (id, cluster_id): tiles with ghost copies, clustering per tile on the workers, a merge on the coordinator';
+
 
 -- ---- The fast path of gpu_dbscan() OVER (...) over one table (issue 9,
 -- window_scan.c): a planner support function that answers no request; the

@@ -95,6 +95,32 @@ install_packages() {
 	fi
 }
 
+# The server must be the version of the headers the extension (and Citus,
+# test/citus/run.sh) are built against: apt may have installed a newer
+# postgresql-server-dev-15 (security updates) beside an older, held server;
+# then citus.so fails to load (undefined symbol).  The server is brought to
+# the headers' version unless a Debian cluster of 15 is running (apt would
+# restart it: say so and leave it).
+match_server_to_headers() {
+	local dev srv
+	dev=$(dpkg-query -W -f='${Version}' postgresql-server-dev-15 2>/dev/null) || return 0
+	srv=$(dpkg-query -W -f='${Version}' postgresql-15 2>/dev/null) || return 0
+	[[ -n $dev && -n $srv && $dev != "$srv" ]] || return 0
+	if command -v pg_lsclusters >/dev/null && pg_lsclusters -h 2>/dev/null | awk '$1 == 15 && $4 == "online"' | grep -q .; then
+		gd_say "postgresql-15 $srv is older than its headers ($dev) but a Debian cluster of 15 is online: not upgrading (Citus will not load)"
+		return 0
+	fi
+	if ! gd_is_root || ! command -v apt-get >/dev/null; then
+		gd_say "postgresql-15 $srv differs from postgresql-server-dev-15 $dev (run as root to match them)"
+		return 0
+	fi
+	gd_say "postgresql-15 $srv -> $dev, the version of its headers"
+	export DEBIAN_FRONTEND=noninteractive
+	gd_run_logged apt-match-server apt-get install -y -q --no-install-recommends \
+		"postgresql-15=$dev" "postgresql-client-15=$dev" ||
+		gd_say "could not install postgresql-15=$dev (Citus will not load; the extension works)"
+}
+
 # --- 2. build and install ------------------------------------------------------
 build_and_install() {
 	local cuda=no
@@ -126,6 +152,7 @@ run_demo() {
 t_start=$(gd_now)
 if [[ $apt == 1 ]]; then
 	install_packages
+	match_server_to_headers
 fi
 build_and_install
 gd_pg_start

@@ -24,6 +24,12 @@
 #                the source-built files, CREATE EXTENSION and pg_regress
 #                against it, purged (nothing left), then the source build
 #                installed again (test/package/run.sh)
+#   citus        a loopback Citus cluster (coordinator + 2 workers on
+#                127.0.0.1, Citus from ../shared/citus/): pushed-down calls
+#                and gpu_dbscan_distributed give the single node's ids,
+#                settings reach the workers, a worker stopped mid-run is a
+#                clean error (test/citus/run.sh; skipped, with the reason,
+#                where Citus cannot be installed or started)
 #   reliability  the decoder fuzzer (when clang is there), the core's
 #                differential fuzzer, repeated cancels, 500 queries in one
 #                session (memory flat), the CPU unit tests under valgrind;
@@ -57,7 +63,7 @@ for arg in "$@"; do
 	esac
 done
 
-ALL_STAGES="setup unit regress pgtap docs upgrade cron progress package reliability"
+ALL_STAGES="setup unit regress pgtap docs upgrade cron progress package citus reliability"
 STAGES=${GD_STAGES:-$ALL_STAGES}
 for s in $STAGES; do
 	[[ " $ALL_STAGES " == *" $s "* ]] || gd_die "unknown stage $s in GD_STAGES (stages: $ALL_STAGES)"
@@ -69,7 +75,7 @@ MEM_LIMIT_MB=${GD_MEM_LIMIT_MB:-4096}
 # present, nothing else running), for the start lines and README.md.
 declare -A EXPECT=(
 	[setup]=150 [unit]=90 [regress]=15 [pgtap]=180 [docs]=30 [upgrade]=10
-	[cron]=10 [progress]=15 [package]=90 [reliability]=310
+	[cron]=10 [progress]=15 [package]=90 [citus]=120 [reliability]=310
 )
 ((LONG)) && EXPECT[reliability]=900
 
@@ -308,6 +314,10 @@ fi
 if has_stage package; then
 	stage package "build the .deb, apt install it, test it, purge it, reinstall the source build"
 	script_stage "$GD_ROOT/test/package/run.sh"
+fi
+if has_stage citus; then
+	stage citus "a loopback Citus cluster: pushdown and gpu_dbscan_distributed against the single node"
+	script_stage "$GD_ROOT/test/citus/run.sh"
 fi
 
 # --- reliability (test/reliability/, test/fuzz/) ----------------------------------

@@ -36,7 +36,8 @@ typedef struct PartitionResult
 	int64		nrows;
 	int			nvalues;		/* minpoints values (a sweep's); 1 otherwise */
 	int32	   *ids;			/* value k's ids at ids[k * nrows]; -1 = NULL */
-	uint8	   *types;			/* WINDOW_POINT_TYPE: gd_point_type or POINT_TYPE_NULL_ROW */
+	uint8	   *types;			/* WINDOW_POINT_TYPE, _ID_CORE: gd_point_type or
+								 * POINT_TYPE_NULL_ROW */
 } PartitionResult;
 
 /* The call site's cache, created on first use. */
@@ -143,9 +144,9 @@ compute(WindowObject win, const CallSite *site, WindowForm form, int64 nrows,
 	if (form == WINDOW_SWEEP)
 		res->ids = gd_alloc_charged(keep, Max(nrows, 1) * res->nvalues * sizeof(int32),
 									"the sweep's ids");
-	else if (form == WINDOW_IDS)
+	if (form == WINDOW_IDS || form == WINDOW_ID_CORE)
 		res->ids = MemoryContextAllocHuge(keep, Max(nrows, 1) * sizeof(int32));
-	else if (form == WINDOW_POINT_TYPE)
+	if (form == WINDOW_POINT_TYPE || form == WINDOW_ID_CORE)
 		res->types = MemoryContextAllocHuge(keep, Max(nrows, 1));
 	/* point types keep no ids */
 	job.ids = res->ids ? res->ids :
@@ -186,6 +187,10 @@ row_answer(FunctionCallInfo fcinfo, const PartitionResult *res, WindowForm form,
 				default:
 					PG_RETURN_NULL();
 			}
+		case WINDOW_ID_CORE:
+			if (res->ids[row] < 0)
+				PG_RETURN_NULL();
+			PG_RETURN_INT64(2 * (int64) res->ids[row] + (res->types[row] == GD_POINT_CORE));
 		case WINDOW_SWEEP:
 			elems = palloc(res->nvalues * sizeof(Datum));
 			nulls = palloc(res->nvalues * sizeof(bool));

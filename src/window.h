@@ -18,7 +18,9 @@ typedef enum WindowForm
 	WINDOW_IDS,					/* int: the cluster id, NULL for noise */
 	WINDOW_POINT_TYPE,			/* text: core, border or noise */
 	WINDOW_SWEEP,				/* int[]: the id for every minpoints value */
-	WINDOW_READ_FLOOR			/* int 0: the rows read, nothing clustered */
+	WINDOW_READ_FLOOR,			/* int 0: the rows read, nothing clustered */
+	WINDOW_ID_CORE				/* bigint: 2 * id + 1 for a core row, 2 * id for a
+								 * border row, NULL for noise (dist_window.c) */
 } WindowForm;
 
 /*
