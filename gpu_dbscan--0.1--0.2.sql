@@ -566,3 +566,66 @@ LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 
 COMMENT ON FUNCTION gpu_dbscan_last_run_devices() IS
 'GPU device ordinals this session''s last gpu_dbscan partition ran on: one device, or every entry of gpu_dbscan.devices in order for a partition split over them; NULL for a CPU run and before the first';
+
+-- ---- The fast path of gpu_dbscan() OVER (...) over one table (issue 9,
+-- window_scan.c): a planner support function that answers no request; the
+-- planner's call loads the module, whose planner hook then offers the
+-- custom scan GpuDbscanWindow (gpu_dbscan.fast_path).
+
+CREATE FUNCTION gpu_dbscan_support(internal)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'gpu_dbscan_support'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_dbscan_support(internal) IS
+'Planner support of gpu_dbscan(geometry, float8, int): loads the module while the query is planned, so that its fast path (gpu_dbscan.fast_path) can be planned';
+
+ALTER FUNCTION gpu_dbscan(geometry, float8, int) SUPPORT gpu_dbscan_support;
+
+-- ---- Table-level entry points (issue 9): a whole table (or a column of
+-- it) clustered as gpu_dbscan() OVER ([PARTITION BY partition_by] [ORDER BY
+-- order_by]) clusters it, through the fast path where it applies (the
+-- parallel read), today's window function otherwise; the same ids.
+
+CREATE FUNCTION gpu_dbscan_table(tab regclass, geom_column name, eps float8, minpoints int,
+                                 order_by name DEFAULT NULL, partition_by name DEFAULT NULL,
+                                 OUT row_ctid tid, OUT cluster_id int)
+RETURNS SETOF record
+LANGUAGE plpgsql VOLATILE
+AS $$
+BEGIN
+    RETURN QUERY EXECUTE format(
+        'SELECT ctid, gpu_dbscan(%I, %s::float8, %s::int) OVER (%s %s) FROM %s',
+        geom_column, quote_nullable(eps), quote_nullable(minpoints),
+        CASE WHEN partition_by IS NULL THEN '' ELSE format('PARTITION BY %I', partition_by) END,
+        CASE WHEN order_by IS NULL THEN '' ELSE format('ORDER BY %I', order_by) END,
+        tab);
+END
+$$;
+
+COMMENT ON FUNCTION gpu_dbscan_table(regclass, name, float8, int, name, name) IS
+'Each row''s ctid and cluster id (NULL for noise) as gpu_dbscan(geom_column, eps, minpoints) OVER ([PARTITION BY partition_by] [ORDER BY order_by]) gives them, in the window''s order';
+
+CREATE FUNCTION gpu_dbscan_table_update(tab regclass, geom_column name, id_column name,
+                                        eps float8, minpoints int,
+                                        order_by name DEFAULT NULL, partition_by name DEFAULT NULL)
+RETURNS bigint
+LANGUAGE plpgsql VOLATILE
+AS $$
+DECLARE
+    n bigint;
+BEGIN
+    EXECUTE format(
+        'UPDATE %s AS t SET %I = s.c FROM (SELECT ctid AS tid, gpu_dbscan(%I, %s::float8, %s::int) '
+        'OVER (%s %s) AS c FROM %s) AS s WHERE t.ctid = s.tid',
+        tab, id_column, geom_column, quote_nullable(eps), quote_nullable(minpoints),
+        CASE WHEN partition_by IS NULL THEN '' ELSE format('PARTITION BY %I', partition_by) END,
+        CASE WHEN order_by IS NULL THEN '' ELSE format('ORDER BY %I', order_by) END,
+        tab);
+    GET DIAGNOSTICS n = ROW_COUNT;
+    RETURN n;
+END
+$$;
+
+COMMENT ON FUNCTION gpu_dbscan_table_update(regclass, name, name, float8, int, name, name) IS
+'Writes each row''s cluster id (NULL for noise) into id_column, as gpu_dbscan(geom_column, eps, minpoints) OVER ([PARTITION BY partition_by] [ORDER BY order_by]) gives them; returns the rows written';

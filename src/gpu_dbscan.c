@@ -1,29 +1,33 @@
 /*
  * gpu_dbscan.c — module entry: PG_MODULE_MAGIC and _PG_init.
  *
- * _PG_init defines the settings and, when the module is preloaded, registers
- * the GPU worker (gpu_worker.c).  It never touches CUDA: the postmaster,
- * which loads preloaded modules, must not initialise a GPU context that its
- * children would inherit; the worker, or else each backend, asks for the GPU
- * the first time it needs one.
+ * _PG_init defines the settings, installs the planner hook of the fast path
+ * (window_scan.c) and, when the module is preloaded, registers the GPU worker
+ * (gpu_worker.c).  It never touches CUDA: the postmaster, which loads
+ * preloaded modules, must not initialise a GPU context that its children
+ * would inherit; the worker, or else each backend, asks for the GPU the
+ * first time it needs one.
  */
-#include "gd_core.h"			/* before postgres.h: see core_bridge.h */
-
 #include "postgres.h"
 
 #include "fmgr.h"
 
 #include "gpu_worker.h"
 #include "guc.h"
+#include "window_scan.h"
 
 PG_MODULE_MAGIC;
 
 void		_PG_init(void);
 
-/* Defines the gpu_dbscan.* settings and registers the GPU worker. */
+/*
+ * Defines the gpu_dbscan.* settings, installs the fast path's planner hook
+ * and registers the GPU worker.
+ */
 void
 _PG_init(void)
 {
 	gd_define_gucs();
+	window_scan_init();
 	gd_gpu_worker_init();
 }

@@ -35,9 +35,9 @@
  *    attached to shared memory: the postmaster restarts every backend, as
  *    for any crash, and the next session finds a new worker.
  */
-#include "gd_core.h"			/* before postgres.h: see core_bridge.h */
-
 #include "postgres.h"
+
+#include "gd_core.h"
 
 #include <sys/statvfs.h>
 

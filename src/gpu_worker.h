@@ -1,11 +1,11 @@
 /*
  * gpu_worker.h — the GPU worker: a background worker that owns the CUDA
  * context, so that no backend pays for starting CUDA (gpu_worker.c).
- *
- * Include after gd_core.h and before postgres.h, as core_bridge.h.
  */
 #ifndef GPU_DBSCAN_GPU_WORKER_H
 #define GPU_DBSCAN_GPU_WORKER_H
+
+#include "gd_core.h"
 
 /*
  * When the module is being preloaded (shared_preload_libraries): defines

@@ -51,6 +51,8 @@ static const GdDeviceList no_devices = {0};
 const GdDeviceList *gd_devices = &no_devices;
 
 StaticAssertDecl(GD_GUC_MAX_DEVICES == GD_MAX_DEVICES, "one length for a device list");
+bool		gd_fast_path = true;
+int			gd_scan_workers = -1;
 
 static const struct config_enum_entry backend_options[] = {
 	{"auto", GD_SETTING_AUTO, false},
@@ -326,6 +328,25 @@ gd_define_gucs(void)
 							&gd_max_total_memory_mb,
 							0, -1, INT_MAX,
 							PGC_SIGHUP, GUC_UNIT_MB,
+							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpu_dbscan.fast_path",
+							 "Plans gpu_dbscan() OVER (...) over one table as a parallel read "
+							 "and clustering (custom scan GpuDbscanWindow) where it gives the "
+							 "window function's answers.",
+							 NULL,
+							 &gd_fast_path,
+							 true,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpu_dbscan.scan_workers",
+							"Parallel workers of the fast path's read; -1 = as many as the "
+							"planner gives a parallel scan of the table.",
+							NULL,
+							&gd_scan_workers,
+							-1, -1, 1024,
+							PGC_USERSET, 0,
 							NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("gpu_dbscan");

@@ -191,6 +191,17 @@ copy_value(const Rows *rows, Datum value)
 	return copy;
 }
 
+/* A decoded 2D geometry's checks, in their order (see rows.h). */
+void
+rows_check_geometry(SridCheck *srids, int64 row, const GeomInfo *g)
+{
+	if (g->malformed)
+		error_malformed(row, g->malformed);
+	if (!g->finite)
+		error_nonfinite(row);
+	check_srid(srids, g->srid, row);
+}
+
 /*
  * 2D geometry: a point (x, y), EMPTY, or any other geometry (its box and a
  * copy of the value); Z and M are ignored.
@@ -201,11 +212,7 @@ read_geometry(Rows *rows, int64 row, Datum value)
 	GeomInfo	g;
 
 	gserialized_decode(value, &rows->fns->geometry, &g);
-	if (g.malformed)
-		error_malformed(row, g.malformed);
-	if (!g.finite)
-		error_nonfinite(row);
-	check_srid(&rows->srids, g.srid, row);
+	rows_check_geometry(&rows->srids, row, &g);
 	if (g.kind == GEOM_POINT)
 	{
 		rows->coord[0][row] = g.x;

@@ -103,6 +103,15 @@ extern void rows_write(const Rows *rows, char *buf, Size *pos);
 extern void rows_read(Rows *rows, const char *buf, Size *pos, Size len);
 
 /*
+ * The checks of a decoded non-NULL 2D geometry value in row, in their
+ * order: a malformed value, a NaN or infinite coordinate, an SRID that
+ * differs from the first row's (srids); what rows_add does for geometry,
+ * and the fast path (window_scan.c) for the rows it read in parallel.
+ */
+struct GeomInfo;
+extern void rows_check_geometry(SridCheck *srids, int64 row, const struct GeomInfo *g);
+
+/*
  * An error about row (0-based) of the rows: SQLSTATE sqlerrcode, the
  * message, "Row N of the window partition." and a hint (NULL for none).
  */

@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+"""db_scan_bench.py -- issue 9's fast path of gpu_dbscan() OVER (...) beside its floors.
+
+Python 3 standard library only (bench/db_common.py); the connection comes from
+the PG* environment variables.  For each size it makes (or reuses) two
+unlogged tables of bench/db_common.py: uniform points in [0,1000]^2
+(gd_scan_uniform_<size>) and the same law in 100 partitions
+(gd_scan_parts_<size>, column part), and times in fresh sessions, each query
+consuming the whole window output through max():
+
+  count(*) serial / parallel       SELECT count(*) FROM t
+  sum(ST_X) serial / parallel      SELECT sum(ST_X(geom)) FROM t
+  window, fast path off            SELECT max(c) FROM (SELECT gpu_dbscan(geom,eps,mp) OVER () c FROM t) s
+                                   with gpu_dbscan.fast_path = off (today's WindowAgg)
+  fast path OVER ()                the same, fast path on (custom scan GpuDbscanWindow)
+  fast path OVER (ORDER BY id)     ... OVER (ORDER BY id)
+  parts: fast path off / on        ... OVER (PARTITION BY part) on the partitioned table
+  ST_ClusterDBSCAN                 once, up to --postgis-max-size rows
+
+"parallel" and the fast path use --workers workers (max_parallel_workers_per_gather
+and gpu_dbscan.scan_workers; 0 runs the leader alone).  Ratios are to the serial
+and the parallel sum(ST_X).  Memory: the backend's peak RSS growth per row
+(shared memory the leader touches included).  --check compares the fast
+path's ids with the fast path off, row by row (ORDER BY id, and the
+partitions), and fails on a difference.
+
+  python3 bench/db_scan_bench.py --sizes 2M --workers 2          # the CI target
+  python3 bench/db_scan_bench.py --sizes 10M --workers 8 --check  # issue 9's figures
+"""
+
+import argparse
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from db_common import (SESSION_SETTINGS, Budget, Session, SqlError, ensure_table, log,  # noqa: E402
+                       parse_size, proc_status_kb, reset_peak, size_label)
+
+
+WARM_UP = "SELECT gpu_dbscan(ST_MakePoint(0, 0), 1, 1) OVER ()"
+
+
+def measure(settings, sql, runs):
+    """Best seconds of runs fresh sessions, and the backend's peak RSS growth (kB).
+    Each session first runs a one-row gpu_dbscan (the module loaded, as db_bench.py does)."""
+    best, grow = None, None
+    for _ in range(runs):
+        with Session(SESSION_SETTINGS + settings) as s:
+            s.run(WARM_UP)
+            before = proc_status_kb(s.pid)
+            have_peak = reset_peak(s.pid)
+            _, sec = s.timed(sql)
+            after = proc_status_kb(s.pid)
+            if before and after and have_peak:
+                g = after["VmHWM"] - before["VmRSS"]
+                grow = g if grow is None else min(grow, g)
+        best = sec if best is None else min(best, sec)
+    return best, grow
+
+
+def par(workers):
+    return ["SET max_parallel_workers_per_gather = %d" % workers,
+            "SET max_parallel_workers = %d" % max(workers, 8),
+            "SET gpu_dbscan.scan_workers = %d" % workers]
+
+
+def window_sql(table, eps, mp, over):
+    return ("SELECT max(c) FROM (SELECT gpu_dbscan(geom, %s, %s) OVER (%s) c FROM %s) s"
+            % (eps, mp, over, table))
+
+
+def check_same(table, eps, mp, over):
+    """Rows whose id differs between the fast path and the WindowAgg (0 = identical)."""
+    q = "SELECT id, gpu_dbscan(geom, %s, %s) OVER (%s) c FROM %s" % (eps, mp, over, table)
+    with Session(SESSION_SETTINGS + ["SET gpu_dbscan.scan_workers = 2"]) as s:
+        s.run("CREATE TEMP TABLE f AS " + q)
+        s.run("SET gpu_dbscan.fast_path = off")
+        s.run("CREATE TEMP TABLE w AS " + q)
+        return int(s.value("SELECT count(*) FROM f JOIN w USING (id) WHERE f.c IS DISTINCT FROM w.c")
+                   ) + abs(int(s.value("SELECT count(*) FROM f")) - int(s.value("SELECT count(*) FROM w")))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", default="2M")
+    ap.add_argument("--eps", default="1")
+    ap.add_argument("--minpoints", default="10")
+    ap.add_argument("--workers", type=int, default=8)
+    ap.add_argument("--partitions", type=int, default=100)
+    ap.add_argument("--runs", type=int, default=2)
+    ap.add_argument("--backend", default="auto", help="gpu_dbscan.backend for the window queries")
+    ap.add_argument("--postgis-max-size", default="200k")
+    ap.add_argument("--check", action="store_true")
+    ap.add_argument("--regenerate", action="store_true")
+    ap.add_argument("--budget", type=float, default=None, help="seconds; later measurements are skipped")
+    args = ap.parse_args()
+    budget = Budget(args.budget)
+    eps, mp, w = args.eps, args.minpoints, args.workers
+    be = ["SET gpu_dbscan.backend = %s" % args.backend]
+    failed = False
+
+    with Session() as s:
+        s.run("SET client_min_messages = warning")
+        s.run("CREATE EXTENSION IF NOT EXISTS postgis")
+        s.run("CREATE EXTENSION IF NOT EXISTS gpu_dbscan")
+        log(s.value("SELECT 'server ' || current_setting('server_version') || ', cores ' || "
+                    "current_setting('max_worker_processes') || ' worker processes'"))
+    print("| rows | query | seconds | / serial sum(ST_X) | / parallel sum(ST_X) | peak RSS B/row |")
+    print("|---|---|---|---|---|---|")
+    for size in args.sizes.split(","):
+        n = parse_size(size)
+        uni = "gd_scan_uniform_%s" % size_label(n).lower()
+        parts = "gd_scan_parts_%s" % size_label(n).lower()
+        ensure_table(uni, "uniform", n, 0.42, args.regenerate, side=1000)
+        ensure_table(parts, "parts", n, 0.42, args.regenerate, side=1000,
+                     m=max(1, n // args.partitions))
+        for t in (uni, parts):
+            with Session(SESSION_SETTINGS) as s:
+                s.run("VACUUM ANALYZE %s" % t)
+        rows = []
+
+        def add(label, settings, sql, runs=args.runs):
+            if budget.over():
+                log("budget spent: skipping %s" % label)
+                return None
+            try:
+                sec, grow = measure(settings, sql, runs)
+            except SqlError as e:
+                log("%s: %s" % (label, e))
+                rows.append((label, None, None))
+                return None
+            rows.append((label, sec, grow))
+            log("%s %s: %.3f s" % (size_label(n), label, sec))
+            return sec
+
+        add("count(*) serial", [], "SELECT count(*) FROM %s" % uni)
+        add("count(*) %d workers" % w, par(w), "SELECT count(*) FROM %s" % uni)
+        ser = add("sum(ST_X) serial", [], "SELECT sum(ST_X(geom)) FROM %s" % uni)
+        psum = add("sum(ST_X) %d workers" % w, par(w), "SELECT sum(ST_X(geom)) FROM %s" % uni)
+        add("window OVER (), fast path off", be + ["SET gpu_dbscan.fast_path = off"],
+            window_sql(uni, eps, mp, ""))
+        add("fast path OVER (), %d workers" % w, be + par(w), window_sql(uni, eps, mp, ""))
+        add("fast path OVER (), leader alone", be + par(0), window_sql(uni, eps, mp, ""))
+        add("fast path OVER (ORDER BY id), %d workers" % w, be + par(w),
+            window_sql(uni, eps, mp, "ORDER BY id"))
+        add("%d partitions, fast path off" % args.partitions, be + ["SET gpu_dbscan.fast_path = off"],
+            window_sql(parts, eps, mp, "PARTITION BY part"))
+        add("%d partitions, fast path, %d workers" % (args.partitions, w), be + par(w),
+            window_sql(parts, eps, mp, "PARTITION BY part"))
+        if n <= parse_size(args.postgis_max_size):
+            add("ST_ClusterDBSCAN OVER ()", [],
+                "SELECT max(c) FROM (SELECT ST_ClusterDBSCAN(geom, %s, %s) OVER () c FROM %s) s"
+                % (eps, mp, uni), runs=1)
+        for label, sec, grow in rows:
+            if sec is None:
+                print("| %s | %s | failed | | | |" % (size_label(n), label))
+                continue
+            print("| %s | %s | %.3f | %s | %s | %s |" % (
+                size_label(n), label, sec,
+                "%.2f" % (sec / ser) if ser else "",
+                "%.2f" % (sec / psum) if psum else "",
+                "%.0f" % (grow * 1024.0 / n) if grow is not None else ""))
+        if args.check and not budget.over():
+            for t, over in ((uni, "ORDER BY id"), (parts, "PARTITION BY part ORDER BY id")):
+                d = check_same(t, eps, mp, over)
+                print("- check %s OVER (%s): %d rows differ" % (t, over, d))
+                failed |= d != 0
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

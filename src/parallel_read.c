@@ -1,0 +1,556 @@
+/*
+ * parallel_read.c — a table's points read by parallel workers into shared
+ * memory (see parallel_read.h).
+ *
+ * The leader sizes the arrays from the relation's size estimate
+ * (estimate_rel_size, what the planner uses), creates one DSM segment for
+ * them beside the ParallelContext's own (so that they outlive the parallel
+ * context: the leader leaves parallel mode before it emits rows, and a query
+ * above it may write), launches the workers and scans with them, as
+ * PostgreSQL's parallel B-tree build does.  Each participant claims slots in
+ * blocks of SCAN_CLAIM and records runs: (first heap block, first slot,
+ * rows) for rows of consecutive blocks in consecutive slots.  A block's rows
+ * are all read by one participant, in line-pointer order, so the runs sorted
+ * by block give the heap order.  Synchronized scanning is off, so the order
+ * starts at block 0 whatever other scans do.
+ *
+ * When the estimate was short (stale statistics), participants stop storing
+ * but go on counting, and the leader scans again with arrays of the counted
+ * size: growth costs a second scan, never a copy of what was read.
+ */
+#include "postgres.h"
+
+#include "gd_core.h"
+
+#include <sys/statvfs.h>
+
+#include "access/parallel.h"
+#include "access/relscan.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/plancat.h"
+#include "port/atomics.h"
+#include "storage/bufmgr.h"
+#include "storage/dsm_impl.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "gserialized_points.h"
+#include "parallel_read.h"
+
+PGDLLEXPORT void gd_parallel_read_main(dsm_segment *seg, shm_toc *toc);
+
+/* Slots a participant claims at a time. */
+#define SCAN_CLAIM 4096
+
+/* The keys of the parallel context's table of contents. */
+#define KEY_SHARED UINT64CONST(0xD85CA0000001)
+#define KEY_PSCAN UINT64CONST(0xD85CA0000002)
+#define KEY_QUALS UINT64CONST(0xD85CA0000003)
+
+/* Rows of consecutive heap blocks in consecutive slots. */
+typedef struct ScanRun
+{
+	BlockNumber block;			/* the first row's block */
+	uint64		start;			/* the first row's slot */
+	uint64		count;
+} ScanRun;
+
+/* What the participants share: the request, the sizes, the counters. */
+typedef struct ScanShared
+{
+	Oid			relid;
+	AttrNumber	geom_attno;
+	int			ncolumns;
+	AttrNumber	columns[SCAN_MAX_COLUMNS];
+	dsm_handle	data_handle;	/* the arrays' segment */
+	uint64		capacity;		/* slots */
+	uint64		runs_capacity;
+	pg_atomic_uint64 next_slot; /* the next unclaimed slot */
+	pg_atomic_uint64 nruns;
+	pg_atomic_uint64 nseen;		/* rows that passed the quals, stored or not */
+	pg_atomic_uint32 overflow;	/* a participant found no room */
+} ScanShared;
+
+/* The arrays in one allocation (a DSM segment or palloc'd memory). */
+typedef struct ScanArrays
+{
+	uint8	   *kind;
+	double	   *x,
+			   *y;
+	int32	   *srid;
+	ItemPointerData *tid;
+	Datum	   *values[SCAN_MAX_COLUMNS];
+	bool	   *isnull[SCAN_MAX_COLUMNS];
+	ScanRun    *runs;
+} ScanArrays;
+
+/* Lays the arrays out from base (NULL: only counts); returns the bytes they take. */
+static Size
+layout_arrays(const ScanShared *sh, char *base, ScanArrays *a)
+{
+	Size		off = 0;
+	uint64		n = sh->capacity;
+	int			c;
+
+#define PLACE(field, bytes) \
+	do { \
+		if (base) (field) = (void *) (base + off); \
+		off += MAXALIGN(bytes); \
+	} while (0)
+
+	PLACE(a->kind, n * sizeof(uint8));
+	PLACE(a->x, n * sizeof(double));
+	PLACE(a->y, n * sizeof(double));
+	PLACE(a->srid, n * sizeof(int32));
+	PLACE(a->tid, n * sizeof(ItemPointerData));
+	for (c = 0; c < sh->ncolumns; c++)
+	{
+		PLACE(a->values[c], n * sizeof(Datum));
+		PLACE(a->isnull[c], n * sizeof(bool));
+	}
+	PLACE(a->runs, sh->runs_capacity * sizeof(ScanRun));
+#undef PLACE
+	return off;
+}
+
+/* A participant's place: its claimed slots and its current run. */
+typedef struct Participant
+{
+	uint64		cur;			/* the next slot to fill */
+	uint64		end;			/* the end of the claimed slots */
+	int64		run;			/* index of the current run, -1 for none */
+	BlockNumber block;			/* the last stored row's block */
+	bool		full;			/* no room left: count only */
+} Participant;
+
+/* Claims slots for the next row; false when there is no room. */
+static bool
+claim_slot(ScanShared *sh, ScanArrays *a, Participant *p, BlockNumber block)
+{
+	if (p->cur == p->end)
+	{
+		uint64		start = pg_atomic_fetch_add_u64(&sh->next_slot, SCAN_CLAIM);
+
+		if (start >= sh->capacity)
+			return false;
+		p->cur = start;
+		p->end = Min(start + SCAN_CLAIM, sh->capacity);
+		p->run = -1;
+	}
+	if (p->run < 0 || (block != p->block && block != p->block + 1))
+	{
+		uint64		run = pg_atomic_fetch_add_u64(&sh->nruns, 1);
+
+		if (run >= sh->runs_capacity)
+			return false;
+		a->runs[run].block = block;
+		a->runs[run].start = p->cur;
+		a->runs[run].count = 0;
+		p->run = (int64) run;
+	}
+	p->block = block;
+	return true;
+}
+
+/* Decodes the row's geometry (geom) into slot number i of the arrays, with its columns. */
+static void
+store_row(const ScanShared *sh, ScanArrays *a, uint64 i, TupleTableSlot *slot,
+		  Datum geom, bool geom_null)
+{
+	GeomInfo	g;
+	int			c;
+
+	memset(&g, 0, sizeof(g));
+	g.kind = GEOM_NULL;
+	g.finite = true;
+	if (!geom_null)
+		gserialized_decode(geom, NULL, &g);
+	a->kind[i] = (uint8) g.kind;
+	if (g.malformed || !g.finite)
+		a->kind[i] |= SCAN_ROW_BAD;
+	if (g.kind == GEOM_POINT && g.finite)
+	{
+		a->x[i] = g.x;
+		a->y[i] = g.y;
+	}
+	else
+		a->x[i] = a->y[i] = 0.0;
+	a->srid[i] = g.kind == GEOM_NULL ? 0 : g.srid;
+	a->tid[i] = slot->tts_tid;
+	for (c = 0; c < sh->ncolumns; c++)
+	{
+		int			at = sh->columns[c] - 1;
+
+		a->values[c][i] = slot->tts_values[at];
+		a->isnull[c][i] = slot->tts_isnull[at];
+	}
+}
+
+/* The highest attribute number the rows need. */
+static AttrNumber
+max_attno(const ScanShared *sh)
+{
+	AttrNumber	m = sh->geom_attno;
+	int			c;
+
+	for (c = 0; c < sh->ncolumns; c++)
+		m = Max(m, sh->columns[c]);
+	return m;
+}
+
+/* One participant's share of the scan: every row it gets, the quals, the decoding. */
+static void
+scan_rows(ScanShared *sh, ScanArrays *a, Relation rel, TableScanDesc scan, List *quals,
+		  Expr *geom_expr)
+{
+	EState	   *estate = CreateExecutorState();
+	ExprContext *econtext = CreateExprContext(estate);
+	ExprState  *qual = quals ? ExecPrepareQual(quals, estate) : NULL;
+	ExprState  *geom_state = geom_expr ? ExecPrepareExpr(geom_expr, estate) : NULL;
+	TupleTableSlot *slot = table_slot_create(rel, NULL);
+	AttrNumber	natts = max_attno(sh);
+	Participant p;
+	uint64		seen = 0;
+	MemoryContext old;
+
+	memset(&p, 0, sizeof(p));
+	p.run = -1;
+	econtext->ecxt_scantuple = slot;
+	old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
+	{
+		CHECK_FOR_INTERRUPTS();
+		ResetExprContext(econtext);
+		if (qual && !ExecQual(qual, econtext))
+			continue;
+		seen++;
+		if (p.full)
+			continue;
+		if (!claim_slot(sh, a, &p, ItemPointerGetBlockNumber(&slot->tts_tid)))
+		{
+			p.full = true;
+			pg_atomic_write_u32(&sh->overflow, 1);
+			continue;
+		}
+		slot_getsomeattrs(slot, natts);
+		if (geom_state)
+		{
+			bool		isnull;
+			Datum		geom = ExecEvalExpr(geom_state, econtext, &isnull);
+
+			store_row(sh, a, p.cur, slot, geom, isnull);
+		}
+		else
+			store_row(sh, a, p.cur, slot, slot->tts_values[sh->geom_attno - 1],
+					  slot->tts_isnull[sh->geom_attno - 1]);
+		a->runs[p.run].count++;
+		p.cur++;
+	}
+	MemoryContextSwitchTo(old);
+	pg_atomic_fetch_add_u64(&sh->nseen, seen);
+	ExecDropSingleTupleTableSlot(slot);
+	FreeExecutorState(estate);
+}
+
+/* A parallel worker: its share of the scan (the entry point CreateParallelContext names). */
+void
+gd_parallel_read_main(dsm_segment *seg, shm_toc *toc)
+{
+	ScanShared *sh = shm_toc_lookup(toc, KEY_SHARED, false);
+	ParallelTableScanDesc pscan = shm_toc_lookup(toc, KEY_PSCAN, false);
+	char	   *exprs_text = shm_toc_lookup(toc, KEY_QUALS, false);
+	List	   *exprs = (List *) stringToNode(exprs_text);	/* quals, geometry expression */
+	List	   *quals = (List *) linitial(exprs);
+	Expr	   *geom_expr = (Expr *) lsecond(exprs);
+	dsm_segment *data = dsm_attach(sh->data_handle);
+	ScanArrays	a;
+	Relation	rel;
+	TableScanDesc scan;
+
+	if (data == NULL)
+		elog(ERROR, "gpu_dbscan: could not map the parallel read's shared memory");
+	memset(&a, 0, sizeof(a));
+	layout_arrays(sh, dsm_segment_address(data), &a);
+	rel = table_open(sh->relid, AccessShareLock);
+	scan = table_beginscan_parallel(rel, pscan);
+	scan_rows(sh, &a, rel, scan, quals, geom_expr);
+	table_endscan(scan);
+	table_close(rel, AccessShareLock);
+	dsm_detach(data);
+}
+
+/* Runs ordered by heap block, then slot (a block split between two claims). */
+static int
+compare_runs(const void *pa, const void *pb)
+{
+	const ScanRun *a = (const ScanRun *) pa;
+	const ScanRun *b = (const ScanRun *) pb;
+
+	if (a->block != b->block)
+		return a->block < b->block ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return 0;
+}
+
+/* The heap order of the slots from the runs: NULL when it is the slots' own. */
+static uint32 *
+heap_order(ScanRun *runs, uint64 nruns, int64 nrows)
+{
+	uint32	   *order;
+	uint64		k;
+	int64		r = 0;
+	bool		identity = true;
+
+	qsort(runs, nruns, sizeof(ScanRun), compare_runs);
+	for (k = 0; k < nruns && identity; k++)
+	{
+		if (runs[k].start != (uint64) r)
+			identity = false;
+		r += runs[k].count;
+	}
+	if (identity)
+		return NULL;
+	order = MemoryContextAllocHuge(CurrentMemoryContext, Max(nrows, 1) * sizeof(uint32));
+	r = 0;
+	for (k = 0; k < nruns; k++)
+	{
+		uint64		j;
+
+		for (j = 0; j < runs[k].count; j++)
+			order[r++] = (uint32) (runs[k].start + j);
+	}
+	return order;
+}
+
+/* The rows the relation holds by the planner's estimate, with room to spare. */
+static uint64
+estimated_rows(Relation rel)
+{
+	BlockNumber pages;
+	double		tuples;
+	double		allvisfrac;
+
+	estimate_rel_size(rel, NULL, &pages, &tuples, &allvisfrac);
+	return (uint64) (tuples * 1.05) + 1024;
+}
+
+/* What one pass of the scan found. */
+typedef struct PassResult
+{
+	bool		complete;		/* every row found room */
+	uint64		nseen;
+	uint64		nruns;
+	int			nworkers_launched;
+} PassResult;
+
+/* Fills the shared header from the request and sizes. */
+static void
+init_shared(ScanShared *sh, const ScanRequest *req, uint64 capacity, uint64 runs_capacity)
+{
+	memset(sh, 0, sizeof(*sh));
+	sh->relid = req->relid;
+	sh->geom_attno = req->geom_attno;
+	sh->ncolumns = req->ncolumns;
+	memcpy(sh->columns, req->columns, sizeof(sh->columns));
+	sh->capacity = capacity;
+	sh->runs_capacity = runs_capacity;
+	pg_atomic_init_u64(&sh->next_slot, 0);
+	pg_atomic_init_u64(&sh->nruns, 0);
+	pg_atomic_init_u64(&sh->nseen, 0);
+	pg_atomic_init_u32(&sh->overflow, 0);
+}
+
+/* Fills res's array pointers from a and the runs' order; frees nothing. */
+static void
+finish_result(const ScanShared *sh, ScanArrays *a, ScanResult *res, const PassResult *pass)
+{
+	int			c;
+
+	res->nrows = (int64) pass->nseen;
+	res->kind = a->kind;
+	res->x = a->x;
+	res->y = a->y;
+	res->srid = a->srid;
+	res->tid = a->tid;
+	for (c = 0; c < sh->ncolumns; c++)
+	{
+		res->values[c] = a->values[c];
+		res->isnull[c] = a->isnull[c];
+	}
+	res->nworkers_launched = pass->nworkers_launched;
+	res->order = heap_order(a->runs, pass->nruns, res->nrows);
+}
+
+/* The leader alone: palloc'd arrays, a serial scan. */
+static void
+read_serial(Relation rel, const ScanRequest *req, uint64 capacity, uint64 runs_capacity,
+			ScanResult *res, PassResult *pass)
+{
+	ScanShared	sh;
+	ScanArrays	a;
+	TableScanDesc scan;
+	char	   *base;
+
+	init_shared(&sh, req, capacity, runs_capacity);
+	memset(&a, 0, sizeof(a));
+	base = MemoryContextAllocHuge(CurrentMemoryContext, layout_arrays(&sh, NULL, &a));
+	layout_arrays(&sh, base, &a);
+	/* no synchronized scan: the rows come from block 0 on */
+	scan = table_beginscan_strat(rel, req->snapshot, 0, NULL, true, false);
+	scan_rows(&sh, &a, rel, scan, req->quals, req->geom_expr);
+	table_endscan(scan);
+
+	pass->nseen = pg_atomic_read_u64(&sh.nseen);
+	pass->nruns = Min(pg_atomic_read_u64(&sh.nruns), runs_capacity);
+	pass->complete = pg_atomic_read_u32(&sh.overflow) == 0;
+	pass->nworkers_launched = 0;
+	if (pass->complete)
+		finish_result(&sh, &a, res, pass);
+	else
+		pfree(base);
+	res->segment = NULL;
+}
+
+/* Workers and the leader: the arrays in a DSM segment of their own. */
+static void
+read_parallel(Relation rel, const ScanRequest *req, uint64 capacity, uint64 runs_capacity,
+			  ScanResult *res, PassResult *pass)
+{
+	ParallelContext *pcxt;
+	ScanShared *sh;
+	ScanArrays	a;
+	ParallelTableScanDesc pscan;
+	Size		pscan_size;
+	char	   *quals_text;
+	char	   *quals_shared;
+	dsm_segment *data;
+	TableScanDesc scan;
+	List	   *exprs = list_make2(copyObject(req->quals), copyObject(req->geom_expr));
+
+	fix_opfuncids((Node *) exprs);
+	quals_text = nodeToString(exprs);
+
+	EnterParallelMode();
+	pcxt = CreateParallelContext("gpu_dbscan", "gd_parallel_read_main", req->nworkers);
+	pscan_size = table_parallelscan_estimate(rel, req->snapshot);
+	shm_toc_estimate_chunk(&pcxt->estimator, sizeof(ScanShared));
+	shm_toc_estimate_chunk(&pcxt->estimator, pscan_size);
+	shm_toc_estimate_chunk(&pcxt->estimator, strlen(quals_text) + 1);
+	shm_toc_estimate_keys(&pcxt->estimator, 3);
+	InitializeParallelDSM(pcxt);
+
+	sh = shm_toc_allocate(pcxt->toc, sizeof(ScanShared));
+	init_shared(sh, req, capacity, runs_capacity);
+	memset(&a, 0, sizeof(a));
+	data = dsm_create(layout_arrays(sh, NULL, &a), 0);
+	layout_arrays(sh, dsm_segment_address(data), &a);
+	sh->data_handle = dsm_segment_handle(data);
+	shm_toc_insert(pcxt->toc, KEY_SHARED, sh);
+
+	pscan = shm_toc_allocate(pcxt->toc, pscan_size);
+	table_parallelscan_initialize(rel, pscan, req->snapshot);
+	pscan->phs_syncscan = false;	/* the rows come from block 0 on */
+	shm_toc_insert(pcxt->toc, KEY_PSCAN, pscan);
+
+	quals_shared = shm_toc_allocate(pcxt->toc, strlen(quals_text) + 1);
+	strcpy(quals_shared, quals_text);
+	shm_toc_insert(pcxt->toc, KEY_QUALS, quals_shared);
+
+	LaunchParallelWorkers(pcxt);
+
+	/* the leader takes part */
+	scan = table_beginscan_parallel(rel, pscan);
+	scan_rows(sh, &a, rel, scan, req->quals, req->geom_expr);
+	table_endscan(scan);
+
+	WaitForParallelWorkersToFinish(pcxt);
+	pass->nseen = pg_atomic_read_u64(&sh->nseen);
+	pass->nruns = Min(pg_atomic_read_u64(&sh->nruns), runs_capacity);
+	pass->complete = pg_atomic_read_u32(&sh->overflow) == 0;
+	pass->nworkers_launched = pcxt->nworkers_launched;
+	if (pass->complete)
+	{
+		finish_result(sh, &a, res, pass);
+		res->segment = data;
+	}
+	else
+		dsm_detach(data);
+	DestroyParallelContext(pcxt);
+	ExitParallelMode();
+}
+
+/*
+ * Whether POSIX shared memory (/dev/shm) has room for the arrays of
+ * capacity rows: a container's small /dev/shm would otherwise fail the
+ * query; without room the leader reads alone into its own memory.
+ */
+static bool
+shared_memory_room(const ScanRequest *req, uint64 capacity, uint64 runs_capacity)
+{
+	ScanShared	sh;
+	ScanArrays	a;
+	struct statvfs fs;
+	Size		bytes;
+
+	if (dynamic_shared_memory_type != DSM_IMPL_POSIX || statvfs("/dev/shm", &fs) != 0)
+		return true;
+	init_shared(&sh, req, capacity, runs_capacity);
+	bytes = layout_arrays(&sh, NULL, &a);
+	return (uint64) fs.f_bavail * fs.f_frsize >= bytes + bytes / 8;
+}
+
+/* Reads the rows (see parallel_read.h). */
+void
+parallel_read(const ScanRequest *req, ScanResult *res)
+{
+	Relation	rel = table_open(req->relid, AccessShareLock);
+	bool		workers = req->nworkers > 0 && !IsParallelWorker() && IsUnderPostmaster &&
+		max_parallel_workers > 0;
+	int			participants = (workers ? req->nworkers : 0) + 1;
+	uint64		capacity = estimated_rows(rel);
+	uint64		runs_capacity;
+	PassResult	pass;
+
+	memset(res, 0, sizeof(*res));
+	runs_capacity = capacity / SCAN_CLAIM + RelationGetNumberOfBlocks(rel) + 2 * participants + 16;
+	for (res->passes = 1;; res->passes++)
+	{
+		memset(&pass, 0, sizeof(pass));
+		if (workers && shared_memory_room(req, capacity, runs_capacity))
+			read_parallel(rel, req, capacity, runs_capacity, res, &pass);
+		else
+			read_serial(rel, req, capacity, runs_capacity, res, &pass);
+		if (pass.complete)
+			break;
+		/* the estimate was short: arrays of the counted size, runs to spare */
+		capacity = pass.nseen + (uint64) participants * SCAN_CLAIM + 1024;
+		runs_capacity *= 2;
+		if (res->passes >= 4)
+			elog(ERROR, "gpu_dbscan: the table kept growing during its parallel read");
+	}
+	if (res->nrows > (int64) PG_UINT32_MAX - 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("gpu_dbscan: the fast path reads at most %u rows", PG_UINT32_MAX - 1)));
+	table_close(rel, NoLock);
+}
+
+/* Frees what parallel_read holds (see parallel_read.h). */
+void
+parallel_read_release(ScanResult *res)
+{
+	if (res->segment)
+		dsm_detach(res->segment);
+	else if (res->kind)
+		pfree(res->kind);		/* the start of the one allocation */
+	if (res->order)
+		pfree(res->order);
+	memset(res, 0, sizeof(*res));
+}

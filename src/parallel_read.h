@@ -1,0 +1,82 @@
+/*
+ * parallel_read.h — reading a table's points in parallel, straight into
+ * shared memory (issue 9): parallel workers and the leader scan the heap
+ * (table_beginscan_parallel), evaluate the WHERE quals, decode each row's
+ * geometry from its serialized form (gserialized_decode, as the window
+ * function does) and store it with a few by-value columns (ORDER BY,
+ * PARTITION BY and output columns) and the row's TID in arrays that the
+ * leader then hands to the core without a per-row datum copy.
+ *
+ * The rows come back in heap order (block, then line pointer): what a serial
+ * sequential scan that starts at block 0 returns.  No row rule lives here:
+ * the errors that depend on a row's place in the window (a NaN coordinate, a
+ * malformed value, a second SRID) are only marked (SCAN_ROW_BAD, srid), and
+ * raised by the caller in its window order (rows_check_geometry).
+ */
+#ifndef GPU_DBSCAN_PARALLEL_READ_H
+#define GPU_DBSCAN_PARALLEL_READ_H
+
+#include "gd_core.h"
+
+#include "access/attnum.h"
+#include "nodes/pg_list.h"
+#include "nodes/primnodes.h"
+#include "storage/dsm.h"
+#include "storage/itemptr.h"
+#include "utils/snapshot.h"
+
+/* A row's GeomKind (low bits) and this flag: malformed or not finite. */
+#define SCAN_ROW_KIND_MASK 0x03
+#define SCAN_ROW_BAD 0x80
+
+/* At most this many by-value columns travel with the points. */
+#define SCAN_MAX_COLUMNS 16
+
+/* What to read. */
+typedef struct ScanRequest
+{
+	Oid			relid;
+	AttrNumber	geom_attno;		/* a geometry column, or 0: */
+	Expr	   *geom_expr;		/* a geometry expression over the relation's columns */
+	int			ncolumns;		/* by-value columns of at most 8 bytes */
+	AttrNumber	columns[SCAN_MAX_COLUMNS];
+	List	   *quals;			/* implicitly ANDed, over the relation's columns */
+	int			nworkers;		/* parallel workers to ask for (0: the leader alone) */
+	Snapshot	snapshot;
+} ScanRequest;
+
+/* What was read: nrows rows in heap order (row r at slot order[r], or r when order is NULL). */
+typedef struct ScanResult
+{
+	int64		nrows;
+	uint32	   *order;			/* NULL: the slots are in heap order already */
+	uint8	   *kind;			/* by slot: GeomKind | SCAN_ROW_BAD */
+	double	   *x,				/* by slot: a point's coordinates, 0 otherwise */
+			   *y;
+	int32	   *srid;			/* by slot: 0 for NULL rows */
+	ItemPointerData *tid;		/* by slot */
+	Datum	   *values[SCAN_MAX_COLUMNS];	/* by slot, for each requested column */
+	bool	   *isnull[SCAN_MAX_COLUMNS];
+	int			nworkers_launched;
+	int			passes;			/* 2 when the estimate was short and the scan ran again */
+	dsm_segment *segment;		/* holds the arrays when workers ran; NULL: palloc'd */
+} ScanResult;
+
+/*
+ * Reads the rows (see the file comment); the arrays live until
+ * parallel_read_release (or the end of the transaction).  Errors in workers
+ * are raised here, as the leader's own.
+ */
+extern void parallel_read(const ScanRequest *req, ScanResult *res);
+
+/* Frees what parallel_read holds. */
+extern void parallel_read_release(ScanResult *res);
+
+/* The slot of row r in heap order. */
+static inline int64
+scan_slot(const ScanResult *res, int64 r)
+{
+	return res->order ? (int64) res->order[r] : r;
+}
+
+#endif							/* GPU_DBSCAN_PARALLEL_READ_H */

@@ -1,0 +1,1023 @@
+/*
+ * window_scan.c — the fast path of gpu_dbscan(geom, eps, minpoints) OVER
+ * ([PARTITION BY p] [ORDER BY k]) FROM t [WHERE ...] (issue 9): a planner
+ * hook that offers, beside the WindowAgg over a scan, a custom scan node
+ * "GpuDbscanWindow" that reads the table in parallel (parallel_read.c),
+ * orders the rows as the window does (sort_keys.c), clusters each partition
+ * through the core and emits the rows in the window's order with their ids.
+ *
+ * It is offered only when it gives the window function's answers: one base
+ * table (no join, inheritance or sample), no aggregate, grouping or
+ * set-returning function, every window function gpu_dbscan(geometry, ...) of
+ * one window, with the geometry a plain column and eps and minpoints
+ * constants, PARTITION BY / ORDER BY on plain columns of the types sort_keys.c
+ * orders, every other column the query needs of a by-value type, and quals
+ * without parameters, sub-plans or row security.  Anything else plans as
+ * before.  gpu_dbscan.fast_path turns it off.
+ *
+ * What the ids depend on where the window gives no order (no ORDER BY, or
+ * ties in it): the fast path takes the rows in heap order (block, line
+ * pointer) and keeps it among ties, which is what the WindowAgg over a
+ * serial sequential scan gets for OVER () when the scan starts at block 0
+ * (synchronized scans start elsewhere on tables larger than a quarter of
+ * shared_buffers); the executor's sort leaves ties in an order of its own.
+ *
+ * The hook is installed by _PG_init, so the module must be loaded when the
+ * query is planned: gpu_dbscan's support function (gpu_dbscan_support) loads
+ * it as the planner costs the window, and shared_preload_libraries or
+ * session_preload_libraries load it before that.
+ */
+#include "postgres.h"
+
+#include "gd_core.h"
+
+#include "access/htup_details.h"
+#include "access/sysattr.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
+#include "catalog/pg_language.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
+#include "commands/explain.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/extensible.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/supportnodes.h"
+#include "optimizer/clauses.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/planner.h"
+#include "optimizer/restrictinfo.h"
+#include "optimizer/tlist.h"
+#include "parser/parsetree.h"
+#include "rewrite/rewriteManip.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/ruleutils.h"
+#include "utils/syscache.h"
+
+#include "cluster.h"
+#include "core_call.h"
+#include "gserialized_points.h"
+#include "guc.h"
+#include "parallel_read.h"
+#include "params.h"
+#include "progress.h"
+#include "rows.h"
+#include "sort_keys.h"
+#include "window_scan.h"
+
+#define NODE_NAME "GpuDbscanWindow"
+
+static create_upper_paths_hook_type prev_create_upper_paths_hook = NULL;
+
+/* What the plan carries (custom_private, in this order). */
+typedef enum PlanField
+{
+	PF_RELID,
+	PF_GEOM_ATTNO,
+	PF_GEOM_TYPE,
+	PF_NWORKERS,
+	PF_COLUMNS,					/* attnos of the carried by-value columns */
+	PF_NPARTKEYS,
+	PF_KEYS,					/* per key: column index, type, descending, nulls first */
+	PF_QUALS,					/* over the relation, varno 1 */
+	PF_GEOM_EXPR,				/* the geometry expression (varno 1), or NULL for a column */
+	PF_NFIELDS
+} PlanField;
+
+/* ---- recognising the query ------------------------------------------------ */
+
+/* Whether fnoid is gpu_dbscan(geometry, float8, int): C, this module, gpu_dbscan_window. */
+static bool
+is_our_window_function(Oid fnoid)
+{
+	static Oid	cached_yes = InvalidOid;
+	HeapTuple	tup;
+	bool		ours = false;
+
+	if (fnoid == cached_yes)
+		return true;
+	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(fnoid));
+	if (!HeapTupleIsValid(tup))
+		return false;
+	if (((Form_pg_proc) GETSTRUCT(tup))->prolang == ClanguageId)
+	{
+		bool		isnull;
+		Datum		src = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_prosrc, &isnull);
+		Datum		bin;
+
+		if (!isnull && strcmp(TextDatumGetCString(src), "gpu_dbscan_window") == 0)
+		{
+			bin = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_probin, &isnull);
+			if (!isnull)
+			{
+				char	   *path = TextDatumGetCString(bin);
+				const char *base = strrchr(path, '/');
+
+				base = base ? base + 1 : path;
+				ours = strncmp(base, "gpu_dbscan", 10) == 0 &&
+					(base[10] == '\0' || base[10] == '.');
+			}
+		}
+	}
+	ReleaseSysCache(tup);
+	if (ours)
+		cached_yes = fnoid;
+	return ours;
+}
+
+/* What the walk over the window's target collects. */
+typedef struct TargetScan
+{
+	Index		relid;
+	bool		ok;
+	List	   *wfuncs;			/* distinct WindowFuncs */
+	Index		winref;
+	AttrNumber	geom_attno;		/* the geometry column, or 0 for: */
+	Expr	   *geom_expr;		/* a geometry expression over the relation */
+	Oid			geom_type;
+	List	   *columns;		/* attnos of the Vars outside window functions */
+} TargetScan;
+
+/* A plain column of the relation: a Var of this level, a user column. */
+static bool
+is_plain_column(Node *node, Index relid)
+{
+	Var		   *v = (Var *) node;
+
+	return node && IsA(node, Var) && v->varno == (int) relid && v->varlevelsup == 0 &&
+		v->varattno > 0;
+}
+
+/* Whether a column's values can be carried by value (at most 8 bytes). */
+static bool
+carried_type(Oid type)
+{
+	int16		len;
+	bool		byval;
+
+	get_typlenbyval(type, &len, &byval);
+	return byval && len > 0 && len <= (int) sizeof(Datum);
+}
+
+static bool unsupported_qual_walker(Node *node, void *context);
+
+/*
+ * Whether expr can be the geometry of the fast path as an expression: over
+ * the relation's columns only, no volatile function (the leader evaluates it
+ * again for a row it fetches again), no parameter or sub-plan.
+ */
+static bool
+geometry_expression_ok(Node *expr, Index relid)
+{
+	Relids		varnos;
+
+	if (unsupported_qual_walker(expr, NULL) || contain_volatile_functions(expr))
+		return false;
+	varnos = pull_varnos(NULL, expr);	/* no PlaceHolderVar: no root needed */
+	return bms_membership(varnos) == BMS_SINGLETON && bms_is_member((int) relid, varnos);
+}
+
+static bool
+scan_target_walker(Node *node, TargetScan *ts)
+{
+	if (node == NULL || !ts->ok)
+		return false;
+	if (IsA(node, WindowFunc))
+	{
+		WindowFunc *wf = (WindowFunc *) node;
+		Node	   *geom;
+		Node	   *eps;
+		Node	   *minpoints;
+
+		if (!is_our_window_function(wf->winfnoid) || list_length(wf->args) != 3 ||
+			wf->aggfilter != NULL)
+		{
+			ts->ok = false;
+			return false;
+		}
+		geom = linitial(wf->args);
+		eps = lsecond(wf->args);
+		minpoints = lthird(wf->args);
+		if (!IsA(eps, Const) || !IsA(minpoints, Const) ||
+			(ts->wfuncs != NIL && wf->winref != ts->winref) ||
+			(!is_plain_column(geom, ts->relid) && !geometry_expression_ok(geom, ts->relid)))
+		{
+			ts->ok = false;
+			return false;
+		}
+		if (is_plain_column(geom, ts->relid))
+		{
+			if (ts->geom_expr != NULL ||
+				(ts->geom_attno != 0 && ((Var *) geom)->varattno != ts->geom_attno))
+			{
+				ts->ok = false;	/* one geometry for every function */
+				return false;
+			}
+			ts->geom_attno = ((Var *) geom)->varattno;
+		}
+		else
+		{
+			if (ts->geom_attno != 0 || (ts->geom_expr != NULL && !equal(ts->geom_expr, geom)))
+			{
+				ts->ok = false;
+				return false;
+			}
+			ts->geom_expr = (Expr *) geom;
+		}
+		ts->winref = wf->winref;
+		ts->geom_type = exprType(geom);
+		if (!list_member(ts->wfuncs, wf))
+			ts->wfuncs = lappend(ts->wfuncs, wf);
+		return false;			/* its arguments are read by the scan */
+	}
+	if (IsA(node, Var))
+	{
+		Var		   *v = (Var *) node;
+
+		/* ctid: the reader keeps each row's TID */
+		if (v->varno == (int) ts->relid && v->varlevelsup == 0 &&
+			v->varattno == SelfItemPointerAttributeNumber)
+		{
+			ts->columns = list_append_unique_int(ts->columns, v->varattno);
+			return false;
+		}
+		if (!is_plain_column(node, ts->relid) || !carried_type(v->vartype))
+		{
+			ts->ok = false;
+			return false;
+		}
+		ts->columns = list_append_unique_int(ts->columns, v->varattno);
+		return false;
+	}
+	if (IsA(node, Param) || IsA(node, SubPlan) || IsA(node, SubLink) ||
+		IsA(node, PlaceHolderVar) || IsA(node, Aggref) || IsA(node, GroupingFunc))
+	{
+		ts->ok = false;
+		return false;
+	}
+	return expression_tree_walker(node, scan_target_walker, (void *) ts);
+}
+
+/* Whether an expression holds a Param, a sub-plan or a whole-row or outer Var. */
+static bool
+unsupported_qual_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Param) || IsA(node, SubPlan) || IsA(node, SubLink) ||
+		IsA(node, PlaceHolderVar))
+		return true;
+	if (IsA(node, Var))
+	{
+		Var		   *v = (Var *) node;
+
+		return v->varlevelsup != 0 || v->varattno == 0;
+	}
+	return expression_tree_walker(node, unsupported_qual_walker, context);
+}
+
+/* The index of attno among the carried columns, added when missing. */
+static int
+column_index(List **columns, AttrNumber attno)
+{
+	int			i = 0;
+	ListCell   *lc;
+
+	foreach(lc, *columns)
+	{
+		if (lfirst_int(lc) == attno)
+			return i;
+		i++;
+	}
+	*columns = lappend_int(*columns, attno);
+	return i;
+}
+
+/* Adds the keys of a PARTITION BY or ORDER BY clause; false when one is unsupported. */
+static bool
+add_keys(PlannerInfo *root, List *clause, Index relid, List **columns, List **keys)
+{
+	ListCell   *lc;
+
+	foreach(lc, clause)
+	{
+		SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
+		Node	   *expr = get_sortgroupclause_expr(sgc, root->processed_tlist);
+		bool		descending;
+		Var		   *v;
+
+		if (!is_plain_column(expr, relid))
+			return false;
+		v = (Var *) expr;
+		if (!OidIsValid(sgc->sortop) || !sort_key_supported(v->vartype, sgc->sortop, &descending))
+			return false;
+		*keys = lappend(*keys, list_make4(makeInteger(column_index(columns, v->varattno)),
+										  makeInteger((int) v->vartype),
+										  makeInteger(descending),
+										  makeInteger(sgc->nulls_first)));
+	}
+	return true;
+}
+
+/* Workers for the read: gpu_dbscan.scan_workers, or the planner's count for a parallel scan. */
+static int
+scan_workers(RelOptInfo *rel, RangeTblEntry *rte, List *quals, PlannerInfo *root)
+{
+	/* workers cannot read the leader's temporary tables (its local buffers) */
+	if (get_rel_persistence(rte->relid) == RELPERSISTENCE_TEMP ||
+		!is_parallel_safe(root, (Node *) quals))
+		return 0;
+	if (gd_scan_workers >= 0)
+		return gd_scan_workers;
+	return compute_parallel_worker(rel, rel->pages, -1, max_parallel_workers_per_gather);
+}
+
+static CustomPathMethods path_methods;
+static CustomScanMethods plan_methods;
+static CustomExecMethods exec_methods;
+
+/* Adds the custom path to the window's rel when the query is one it serves. */
+static void
+consider_window_scan(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *window_rel)
+{
+	Query	   *parse = root->parse;
+	PathTarget *target = root->upper_targets[UPPERREL_WINDOW];
+	RangeTblEntry *rte;
+	TargetScan	ts;
+	WindowClause *wc = NULL;
+	List	   *keys = NIL;
+	List	   *quals = NIL;
+	int			npartkeys;
+	ListCell   *lc;
+	CustomPath *cpath;
+	Path	   *cheapest;
+
+	if (parse->commandType != CMD_SELECT || parse->hasAggs || parse->groupClause != NIL ||
+		parse->groupingSets != NIL || parse->havingQual != NULL || parse->hasTargetSRFs ||
+		parse->rowMarks != NIL || target == NULL)
+		return;
+	if (input_rel->reloptkind != RELOPT_BASEREL || input_rel->rtekind != RTE_RELATION ||
+		input_rel->cheapest_total_path == NULL)
+		return;
+	rte = planner_rt_fetch(input_rel->relid, root);
+	if ((rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW) ||
+		rte->tablesample != NULL || (rte->inh && has_subclass(rte->relid)))
+		return;
+
+	memset(&ts, 0, sizeof(ts));
+	ts.relid = input_rel->relid;
+	ts.ok = true;
+	foreach(lc, target->exprs)
+		scan_target_walker((Node *) lfirst(lc), &ts);
+	if (!ts.ok || ts.wfuncs == NIL)
+		return;
+	foreach(lc, parse->windowClause)
+	{
+		if (lfirst_node(WindowClause, lc)->winref == ts.winref)
+			wc = lfirst_node(WindowClause, lc);
+	}
+	if (wc == NULL)
+		return;
+	if (!add_keys(root, wc->partitionClause, ts.relid, &ts.columns, &keys))
+		return;
+	npartkeys = list_length(keys);
+	if (!add_keys(root, wc->orderClause, ts.relid, &ts.columns, &keys))
+		return;
+	if (list_length(ts.columns) > SCAN_MAX_COLUMNS)
+		return;
+
+	foreach(lc, input_rel->baserestrictinfo)
+	{
+		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+
+		if (ri->security_level > 0 || unsupported_qual_walker((Node *) ri->clause, NULL))
+			return;
+		quals = lappend(quals, ri->clause);
+	}
+
+	cpath = makeNode(CustomPath);
+	cpath->path.pathtype = T_CustomScan;
+	cpath->path.parent = window_rel;
+	cpath->path.pathtarget = target;
+	cpath->path.param_info = NULL;
+	cpath->path.parallel_aware = false;
+	cpath->path.parallel_safe = false;
+	cpath->path.parallel_workers =
+		scan_workers(input_rel, rte, lappend(list_copy(quals), ts.geom_expr), root);
+	cpath->path.rows = input_rel->rows;
+	/*
+	 * A read of the table and no sort: well below every WindowAgg path over
+	 * it, startup included (the WindowAgg's startup cost leaves out the read
+	 * of the partition that its first row waits for, too).
+	 */
+	cheapest = input_rel->cheapest_total_path;
+	cpath->path.startup_cost = 0;
+	cpath->path.total_cost = cheapest->total_cost / (2 * (cpath->path.parallel_workers + 1));
+	cpath->path.pathkeys = root->window_pathkeys;
+	cpath->flags = 0;
+	cpath->custom_private = list_make5(makeInteger((int) rte->relid),
+									   makeInteger(ts.geom_attno),
+									   makeInteger((int) ts.geom_type),
+									   makeInteger(cpath->path.parallel_workers),
+									   ts.columns);
+	cpath->custom_private = lappend(cpath->custom_private, makeInteger(npartkeys));
+	cpath->custom_private = lappend(cpath->custom_private, keys);
+	cpath->custom_private = lappend(cpath->custom_private, quals);
+	cpath->custom_private = lappend(cpath->custom_private, ts.geom_expr);
+	/* the window functions, for the plan's scan tuple */
+	cpath->custom_private = lappend(cpath->custom_private, ts.wfuncs);
+	cpath->methods = &path_methods;
+	add_path(window_rel, (Path *) cpath);
+}
+
+/* create_upper_paths_hook: the custom path at the window stage. */
+static void
+window_scan_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_rel,
+						RelOptInfo *output_rel, void *extra)
+{
+	if (prev_create_upper_paths_hook)
+		prev_create_upper_paths_hook(root, stage, input_rel, output_rel, extra);
+	if (stage == UPPERREL_WINDOW && gd_fast_path)
+		consider_window_scan(root, input_rel, output_rel);
+}
+
+/* ---- the plan --------------------------------------------------------------- */
+
+static Plan *
+plan_window_scan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tlist,
+				 List *clauses, List *custom_plans)
+{
+	CustomScan *cscan = makeNode(CustomScan);
+	List	   *priv = best_path->custom_private;
+	Oid			relid = (Oid) intVal(list_nth(priv, PF_RELID));
+	List	   *columns = (List *) list_nth(priv, PF_COLUMNS);
+	List	   *quals = (List *) copyObject(list_nth(priv, PF_QUALS));
+	Node	   *geom_expr = (Node *) copyObject(list_nth(priv, PF_GEOM_EXPR));
+	List	   *wfuncs = (List *) list_nth(priv, PF_NFIELDS);
+	Index		varno = 0;
+	List	   *scan_tlist = NIL;
+	ListCell   *lc;
+	AttrNumber	resno = 1;
+
+	/* the range table index of the relation, from a window function's geometry */
+	varno = bms_singleton_member(pull_varnos(root, (Node *) linitial(((WindowFunc *) linitial(wfuncs))->args)));
+	foreach(lc, columns)
+	{
+		AttrNumber	attno = (AttrNumber) lfirst_int(lc);
+		Oid			type;
+		int32		typmod;
+		Oid			coll;
+
+		get_atttypetypmodcoll(relid, attno, &type, &typmod, &coll);
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry((Expr *) makeVar(varno, attno, type, typmod, coll, 0),
+											 resno++, NULL, false));
+	}
+	foreach(lc, wfuncs)
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry((Expr *) copyObject(lfirst(lc)), resno++, NULL, false));
+
+	/* the quals travel to the workers as text: operator functions set, varno 1 */
+	fix_opfuncids((Node *) quals);
+	ChangeVarNodes((Node *) quals, varno, 1, 0);
+	if (geom_expr)
+	{
+		fix_opfuncids(geom_expr);
+		ChangeVarNodes(geom_expr, varno, 1, 0);
+	}
+
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.plan.qual = NIL;
+	cscan->scan.scanrelid = 0;
+	cscan->flags = best_path->flags;
+	cscan->custom_scan_tlist = scan_tlist;
+	cscan->custom_private = list_truncate(list_copy(priv), PF_NFIELDS);
+	list_nth_cell(cscan->custom_private, PF_QUALS)->ptr_value = quals;
+	list_nth_cell(cscan->custom_private, PF_GEOM_EXPR)->ptr_value = geom_expr;
+	cscan->methods = &plan_methods;
+	return &cscan->scan.plan;
+}
+
+/* ---- execution ---------------------------------------------------------------- */
+
+/* One window function of the node: its parameters and the ids in output order. */
+typedef struct ScanFunction
+{
+	double		eps;
+	bool		eps_null;
+	int32		minpoints;
+	bool		minpoints_null;
+	int32	   *ids;
+} ScanFunction;
+
+typedef struct WindowScanState
+{
+	CustomScanState css;
+	ScanRequest req;
+	Oid			geom_type;
+	RowsFns		fns;			/* the geometry's PostGIS functions */
+	ExprState  *geom_state;		/* the geometry expression, evaluated again on a fetched row */
+	ExprContext *geom_econtext;
+	int			ntlcolumns;		/* columns of the scan tuple before the functions */
+	int			colmap[SCAN_MAX_COLUMNS];	/* scan tuple column -> reader column, -1: ctid */
+	int			npartkeys;
+	int			nkeys;
+	int			key_column[SCAN_MAX_COLUMNS];
+	SortKeyColumn keys[SCAN_MAX_COLUMNS];
+	int			nfuncs;
+	ScanFunction *funcs;
+	MemoryContext cxt;			/* what the node holds between calls */
+	bool		done;
+	ScanResult	res;
+	uint32	   *order;			/* output position -> slot; NULL: the identity */
+	int64		pos;
+	int64		npartitions;
+	double		read_ms,
+				cluster_ms;
+} WindowScanState;
+
+static Node *
+create_window_scan_state(CustomScan *cscan)
+{
+	WindowScanState *st = (WindowScanState *) newNode(sizeof(WindowScanState), T_CustomScanState);
+
+	st->css.methods = &exec_methods;
+	return (Node *) st;
+}
+
+static void
+begin_window_scan(CustomScanState *node, EState *estate, int eflags)
+{
+	WindowScanState *st = (WindowScanState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	List	   *priv = cscan->custom_private;
+	List	   *columns = (List *) list_nth(priv, PF_COLUMNS);
+	List	   *keys = (List *) list_nth(priv, PF_KEYS);
+	ListCell   *lc;
+	int			i;
+
+	memset(&st->req, 0, sizeof(st->req));
+	st->req.relid = (Oid) intVal(list_nth(priv, PF_RELID));
+	st->req.geom_attno = (AttrNumber) intVal(list_nth(priv, PF_GEOM_ATTNO));
+	st->req.nworkers = intVal(list_nth(priv, PF_NWORKERS));
+	st->req.quals = (List *) list_nth(priv, PF_QUALS);
+	st->req.geom_expr = (Expr *) list_nth(priv, PF_GEOM_EXPR);
+	st->geom_state = NULL;
+	st->geom_econtext = NULL;
+	if (st->req.geom_expr && !(eflags & EXEC_FLAG_EXPLAIN_ONLY))
+	{
+		st->geom_state = ExecInitExpr(st->req.geom_expr, NULL);
+		st->geom_econtext = CreateExprContext(estate);
+	}
+	st->req.snapshot = estate->es_snapshot;
+	st->geom_type = (Oid) intVal(list_nth(priv, PF_GEOM_TYPE));
+	i = 0;
+	st->ntlcolumns = 0;
+	foreach(lc, columns)
+	{
+		AttrNumber	attno = (AttrNumber) lfirst_int(lc);
+
+		if (attno == SelfItemPointerAttributeNumber)
+			st->colmap[st->ntlcolumns++] = -1;
+		else
+		{
+			st->colmap[st->ntlcolumns++] = i;
+			st->req.columns[i++] = attno;
+		}
+	}
+	st->req.ncolumns = i;
+	st->npartkeys = intVal(list_nth(priv, PF_NPARTKEYS));
+	st->nkeys = 0;
+	foreach(lc, keys)
+	{
+		List	   *k = (List *) lfirst(lc);
+		SortKeyColumn *col = &st->keys[st->nkeys];
+
+		st->key_column[st->nkeys] = st->colmap[intVal(linitial(k))];
+		col->type = (Oid) intVal(lsecond(k));
+		col->descending = intVal(lthird(k)) != 0;
+		col->nulls_first = intVal(lfourth(k)) != 0;
+		st->nkeys++;
+	}
+
+	/* the window functions follow the columns in the scan tuple */
+	st->nfuncs = list_length(cscan->custom_scan_tlist) - st->ntlcolumns;
+	st->funcs = palloc0(Max(st->nfuncs, 1) * sizeof(ScanFunction));
+	for (i = 0; i < st->nfuncs; i++)
+	{
+		TargetEntry *te = list_nth_node(TargetEntry, cscan->custom_scan_tlist,
+										st->ntlcolumns + i);
+		WindowFunc *wf = castNode(WindowFunc, te->expr);
+		Const	   *eps = castNode(Const, lsecond(wf->args));
+		Const	   *minpoints = castNode(Const, lthird(wf->args));
+
+		st->funcs[i].eps_null = eps->constisnull;
+		st->funcs[i].eps = eps->constisnull ? 0 : DatumGetFloat8(eps->constvalue);
+		st->funcs[i].minpoints_null = minpoints->constisnull;
+		st->funcs[i].minpoints = minpoints->constisnull ? 0 : DatumGetInt32(minpoints->constvalue);
+	}
+	st->cxt = AllocSetContextCreate(estate->es_query_cxt, "gpu_dbscan window scan",
+									ALLOCSET_DEFAULT_SIZES);
+	st->done = false;
+	st->pos = 0;
+}
+
+/* The geometry of the row at slot, fetched again by its TID (in the current context). */
+static Datum
+fetch_geometry(WindowScanState *st, Relation rel, TupleTableSlot *tslot, int64 slot)
+{
+	bool		isnull;
+	Datum		value;
+
+	if (!table_tuple_fetch_row_version(rel, &st->res.tid[slot], st->req.snapshot, tslot))
+		elog(ERROR, "gpu_dbscan: could not fetch a row of the fast path again");
+	if (st->geom_state)
+	{
+		ResetExprContext(st->geom_econtext);
+		st->geom_econtext->ecxt_scantuple = tslot;
+		value = ExecEvalExprSwitchContext(st->geom_state, st->geom_econtext, &isnull);
+	}
+	else
+		value = slot_getattr(tslot, st->req.geom_attno, &isnull);
+	if (isnull)
+		elog(ERROR, "gpu_dbscan: a row of the fast path changed between reads");
+	return PointerGetDatum(PG_DETOAST_DATUM_COPY(value));
+}
+
+/*
+ * The row checks of rows_add (rows_check_geometry) for the row at slot, row
+ * i of its partition: a malformed value, a NaN or infinite coordinate (the
+ * value decoded again from the table to name the fault), a second SRID.
+ */
+static void
+check_row(WindowScanState *st, Relation rel, TupleTableSlot *tslot, SridCheck *srids,
+		  int64 slot, int64 i)
+{
+	uint8		kind = st->res.kind[slot];
+	GeomInfo	g;
+
+	if ((kind & SCAN_ROW_KIND_MASK) == GEOM_NULL)
+		return;
+	memset(&g, 0, sizeof(g));
+	if (kind & SCAN_ROW_BAD)
+	{
+		gserialized_decode(fetch_geometry(st, rel, tslot, slot), &st->fns.geometry, &g);
+		rows_check_geometry(srids, i, &g);
+		elog(ERROR, "gpu_dbscan: a row of the fast path changed between reads");
+	}
+	g.finite = true;
+	g.srid = st->res.srid[slot];
+	rows_check_geometry(srids, i, &g);
+}
+
+/* Output position p's slot. */
+static inline int64
+slot_at(const WindowScanState *st, int64 p)
+{
+	return st->order ? (int64) st->order[p] : p;
+}
+
+/*
+ * Clusters the partition at output positions [b, e) for every window
+ * function, in the window function's order of checks: parameters, rows,
+ * clustering.  Runs in a memory context the caller resets.
+ */
+static void
+cluster_partition_range(WindowScanState *st, Relation rel, TupleTableSlot *tslot,
+						int64 b, int64 e)
+{
+	int64		n = e - b;
+	Rows		rows;
+	bool		direct = st->order == NULL;
+	int64		p;
+	int			f;
+	double	   *x = NULL;
+	double	   *y = NULL;
+
+	memset(&rows, 0, sizeof(rows));
+	rows.input = ROWS_GEOMETRY;
+	rows.fns = &st->fns;
+	rows.cxt = CurrentMemoryContext;
+	rows.nrows = rows.cap = n;
+	rows.dims = 2;
+	for (f = 0; f < st->nfuncs; f++)
+	{
+		ScanFunction *fn = &st->funcs[f];
+		ClusterJob	job;
+		Params		params;
+
+		/* the window function's parameter checks, on the values params_read_window reads */
+		params.neps = 1;
+		params.eps = &fn->eps;
+		params.eps_null = &fn->eps_null;
+		params.nminpoints = 1;
+		params.minpoints = &fn->minpoints;
+		params.minpoints_null = &fn->minpoints_null;
+		memset(&job, 0, sizeof(job));
+		job.minpoints = params_check(&params, "gpu_dbscan");
+
+		if (f == 0)
+		{
+			/* the rows, checked and laid out once for every function */
+			if (direct)
+			{
+				rows.kind = st->res.kind + b;
+				x = st->res.x + b;
+				y = st->res.y + b;
+			}
+			else
+			{
+				rows.kind = MemoryContextAllocHuge(rows.cxt, Max(n, 1) * sizeof(uint8));
+				x = MemoryContextAllocHuge(rows.cxt, Max(n, 1) * sizeof(double));
+				y = MemoryContextAllocHuge(rows.cxt, Max(n, 1) * sizeof(double));
+			}
+			rows.coord[0] = x;
+			rows.coord[1] = y;
+			for (p = 0; p < n; p++)
+			{
+				int64		s = slot_at(st, b + p);
+
+				if ((p & 0xFFFF) == 0)
+					CHECK_FOR_INTERRUPTS();
+				check_row(st, rel, tslot, &rows.srids, s, p);
+				if (!direct)
+				{
+					rows.kind[p] = st->res.kind[s];
+					x[p] = st->res.x[s];
+					y[p] = st->res.y[s];
+				}
+				if (rows.kind[p] == GEOM_POINT)
+					rows.npoints++;
+				else if (rows.kind[p] == GEOM_OTHER)
+					rows.nother++;
+			}
+			if (rows.nother > 0)
+			{
+				int64		k = 0;
+
+				rows.other_cap = rows.nother;
+				rows.other_row = palloc_extended(rows.nother * sizeof(int64), MCXT_ALLOC_HUGE);
+				rows.other_box = palloc_extended(rows.nother * sizeof(gd_box), MCXT_ALLOC_HUGE);
+				rows.other_geom = palloc_extended(rows.nother * sizeof(Datum), MCXT_ALLOC_HUGE);
+				for (p = 0; p < n; p++)
+				{
+					GeomInfo	g;
+					Datum		value;
+
+					if (rows.kind[p] != GEOM_OTHER)
+						continue;
+					CHECK_FOR_INTERRUPTS();
+					value = fetch_geometry(st, rel, tslot, slot_at(st, b + p));
+					memset(&g, 0, sizeof(g));
+					gserialized_decode(value, &st->fns.geometry, &g);
+					rows.other_row[k] = p;
+					rows.other_box[k].xmin = g.xmin;
+					rows.other_box[k].ymin = g.ymin;
+					rows.other_box[k].xmax = g.xmax;
+					rows.other_box[k].ymax = g.ymax;
+					rows.other_geom[k] = value;
+					k++;
+				}
+			}
+		}
+
+		job.eps = fn->eps;
+		job.nminpoints = 1;
+		job.ids = fn->ids + b;
+		cluster_rows(&rows, &job);
+	}
+}
+
+/* Whether the rows at output positions p - 1 and p are in one partition. */
+static bool
+same_partition(WindowScanState *st, int64 p)
+{
+	return st->npartkeys == 0 ||
+		sort_slots_equal(st->keys, st->npartkeys, (uint32) slot_at(st, p - 1),
+						 (uint32) slot_at(st, p));
+}
+
+/* Reads, orders and clusters every row (the node's first call). */
+static void
+run_window_scan(WindowScanState *st)
+{
+	MemoryContext old = MemoryContextSwitchTo(st->cxt);
+	MemoryContext part_cxt;
+	Relation	rel;
+	TupleTableSlot *tslot;
+	instr_time	start;
+	int64		n;
+	int64		b;
+	int64		p;
+	int			k;
+
+	INSTR_TIME_SET_CURRENT(start);
+	parallel_read(&st->req, &st->res);
+	n = st->res.nrows;
+	st->read_ms = seconds_since(start) * 1000;
+
+	INSTR_TIME_SET_CURRENT(start);
+	/* the window's order: the heap order, sorted stably by the keys */
+	st->order = st->res.order;
+	if (st->nkeys > 0 && n > 1)
+	{
+		for (k = 0; k < st->nkeys; k++)
+		{
+			st->keys[k].values = st->res.values[st->key_column[k]];
+			st->keys[k].isnull = st->res.isnull[st->key_column[k]];
+		}
+		if (st->order == NULL)
+		{
+			st->order = MemoryContextAllocHuge(st->cxt, n * sizeof(uint32));
+			for (p = 0; p < n; p++)
+				st->order[p] = (uint32) p;
+		}
+		sort_slots(st->order, n, st->keys, st->nkeys);
+	}
+	else if (st->nkeys > 0)
+		for (k = 0; k < st->nkeys; k++)
+		{
+			st->keys[k].values = st->res.values[st->key_column[k]];
+			st->keys[k].isnull = st->res.isnull[st->key_column[k]];
+		}
+
+	for (k = 0; k < st->nfuncs; k++)
+		st->funcs[k].ids = MemoryContextAllocHuge(st->cxt, Max(n, 1) * sizeof(int32));
+
+	rows_fns_init(&st->fns, st->geom_type, st->cxt);
+	rel = table_open(st->req.relid, AccessShareLock);
+	tslot = table_slot_create(rel, NULL);
+	part_cxt = AllocSetContextCreate(st->cxt, "gpu_dbscan window scan partition",
+									 ALLOCSET_DEFAULT_SIZES);
+	for (b = 0; b < n;)
+	{
+		int64		e = b + 1;
+
+		while (e < n && same_partition(st, e))
+			e++;
+		MemoryContextSwitchTo(part_cxt);
+		if (e - b > GD_PROGRESS_MIN_ROWS)
+			gd_progress_begin("gpu_dbscan", e - b);
+		cluster_partition_range(st, rel, tslot, b, e);
+		if (e - b > GD_PROGRESS_MIN_ROWS)
+			gd_progress_end();
+		MemoryContextSwitchTo(st->cxt);
+		MemoryContextReset(part_cxt);
+		st->npartitions++;
+		b = e;
+	}
+	ExecDropSingleTupleTableSlot(tslot);
+	table_close(rel, NoLock);
+	st->cluster_ms = seconds_since(start) * 1000;
+	MemoryContextSwitchTo(old);
+	st->done = true;
+}
+
+/* The next row in the window's order, in the scan tuple. */
+static TupleTableSlot *
+next_window_row(ScanState *ss)
+{
+	WindowScanState *st = (WindowScanState *) ss;
+	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
+	int			ncol = st->ntlcolumns;
+	int64		p;
+	int64		s;
+	int			c;
+
+	ExecClearTuple(slot);
+	if (st->pos >= st->res.nrows)
+		return slot;
+	p = st->pos++;
+	s = slot_at(st, p);
+	for (c = 0; c < ncol; c++)
+	{
+		int			r = st->colmap[c];
+
+		/* the TID lives in the reader's arrays until the node ends */
+		slot->tts_values[c] = r < 0 ? PointerGetDatum(&st->res.tid[s]) : st->res.values[r][s];
+		slot->tts_isnull[c] = r < 0 ? false : st->res.isnull[r][s];
+	}
+	for (c = 0; c < st->nfuncs; c++)
+	{
+		int32		id = st->funcs[c].ids[p];
+
+		slot->tts_values[ncol + c] = Int32GetDatum(id);
+		slot->tts_isnull[ncol + c] = id < 0;
+	}
+	return ExecStoreVirtualTuple(slot);
+}
+
+static bool
+recheck_window_row(ScanState *ss, TupleTableSlot *slot)
+{
+	return true;
+}
+
+static TupleTableSlot *
+exec_window_scan(CustomScanState *node)
+{
+	WindowScanState *st = (WindowScanState *) node;
+
+	if (!st->done)
+		run_window_scan(st);
+	return ExecScan(&node->ss, next_window_row, recheck_window_row);
+}
+
+static void
+end_window_scan(CustomScanState *node)
+{
+	WindowScanState *st = (WindowScanState *) node;
+
+	parallel_read_release(&st->res);
+	if (st->cxt)
+		MemoryContextDelete(st->cxt);
+	st->cxt = NULL;
+}
+
+static void
+rescan_window_scan(CustomScanState *node)
+{
+	((WindowScanState *) node)->pos = 0;
+}
+
+static void
+explain_window_scan(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	WindowScanState *st = (WindowScanState *) node;
+	char	   *relname = get_rel_name(st->req.relid);
+
+	ExplainPropertyText("Relation", relname ? relname : "?", es);
+	if (st->req.geom_expr)
+		ExplainPropertyText("Geometry",
+							deparse_expression((Node *) st->req.geom_expr,
+											   deparse_context_for(relname ? relname : "?",
+																   st->req.relid),
+											   false, false), es);
+	if (st->req.quals != NIL)
+	{
+		List	   *dcxt = deparse_context_for(relname ? relname : "?", st->req.relid);
+
+		ExplainPropertyText("Filter",
+							deparse_expression((Node *) make_ands_explicit(st->req.quals),
+											   dcxt, false, false), es);
+	}
+	ExplainPropertyInteger("Workers Planned", NULL, st->req.nworkers, es);
+	if (es->analyze && st->done)
+	{
+		ExplainPropertyInteger("Workers Launched", NULL, st->res.nworkers_launched, es);
+		ExplainPropertyInteger("Rows Read", NULL, st->res.nrows, es);
+		ExplainPropertyInteger("Partitions", NULL, st->npartitions, es);
+		if (st->res.passes > 1)
+			ExplainPropertyInteger("Read Passes", NULL, st->res.passes, es);
+		if (es->timing)
+		{
+			ExplainPropertyFloat("Read Time", "ms", st->read_ms, 3, es);
+			ExplainPropertyFloat("Cluster Time", "ms", st->cluster_ms, 3, es);
+		}
+	}
+}
+
+/* Registers the node and installs the hook (from _PG_init). */
+void
+window_scan_init(void)
+{
+	path_methods.CustomName = NODE_NAME;
+	path_methods.PlanCustomPath = plan_window_scan;
+
+	plan_methods.CustomName = NODE_NAME;
+	plan_methods.CreateCustomScanState = create_window_scan_state;
+	RegisterCustomScanMethods(&plan_methods);
+
+	exec_methods.CustomName = NODE_NAME;
+	exec_methods.BeginCustomScan = begin_window_scan;
+	exec_methods.ExecCustomScan = exec_window_scan;
+	exec_methods.EndCustomScan = end_window_scan;
+	exec_methods.ReScanCustomScan = rescan_window_scan;
+	exec_methods.ExplainCustomScan = explain_window_scan;
+
+	prev_create_upper_paths_hook = create_upper_paths_hook;
+	create_upper_paths_hook = window_scan_upper_paths;
+}
+
+PG_FUNCTION_INFO_V1(gpu_dbscan_support);
+
+/*
+ * gpu_dbscan's planner support function: answers no request; being called
+ * while the planner costs the window loads the module, so that its planner
+ * hook sees the query without shared_preload_libraries.
+ */
+Datum
+gpu_dbscan_support(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_POINTER(NULL);
+}

@@ -1,0 +1,118 @@
+-- 91_fast_path: gpu_dbscan() OVER (...) planned as the custom scan
+-- GpuDbscanWindow (issue 9: parallel read, clustering, rows in the window's
+-- order) gives today's window function's rows, ids and errors, with the
+-- leader alone and with parallel workers:
+--   every case of 10_equivalence_random's data sets (PARTITION BY, ORDER BY
+--   id / id DESC, and no ORDER BY: the heap order both ways), leader alone;
+--   every set once more with two workers;
+--   errors raised by row (NaN, malformed, second SRID: the same row number
+--   in the window's order), parameters, an error inside the workers'
+--   quals, a cancel; the next query right after each;
+--   queries it does not serve plan as before and give today's answers.
+\ir lib/prelude.sql
+\ir lib/fast_path.sql
+\ir lib/equivalence_sets.sql
+
+SELECT plan(20 + (SELECT count(*)::int FROM gd_test.cases) + (SELECT count(DISTINCT ds)::int FROM gd_test.cases));
+
+-- 1. every case, the leader alone
+SELECT is(gd_test.fast_diff(gd_test.case_query(ds, eps, minpoints, part_expr, order_expr), 0), NULL,
+		  format('leader alone: ds %s %s eps %s minpoints %s %s %s', ds, family, eps, minpoints,
+				 part_expr, coalesce(nullif(order_expr, ''), 'no order by')))
+FROM gd_test.cases c
+ORDER BY case_id;
+
+-- 2. one case of every set, two workers
+SELECT is(gd_test.fast_diff(gd_test.case_query(ds, eps, minpoints, part_expr, order_expr), 2), NULL,
+		  format('2 workers: ds %s %s eps %s minpoints %s %s %s', ds, family, eps, minpoints,
+				 part_expr, coalesce(nullif(order_expr, ''), 'no order by')))
+FROM (SELECT DISTINCT ON (ds) * FROM gd_test.cases ORDER BY ds, case_id) c
+ORDER BY ds;
+
+-- 3. errors: the same error, the same row, with workers
+CREATE TABLE gd_test.bad AS
+SELECT i AS id, i % 3 AS part,
+	   CASE WHEN i = 700 THEN ST_MakePoint('NaN'::float8, 1)
+			WHEN i = 900 THEN ST_SetSRID(ST_MakePoint(1, 1), 4326)
+			WHEN i = 400 THEN 'MULTIPOINT(EMPTY, 1 1)'::geometry
+			ELSE ST_MakePoint(i % 100, i / 100) END AS geom
+FROM generate_series(1, 3000) i;
+SELECT is(gd_test.fast_diff('SELECT id, gpu_dbscan(geom, 1, 2) OVER (ORDER BY id DESC) c FROM gd_test.bad WHERE id <> 400', 2),
+		  NULL, 'a second SRID before a NaN in the window''s order: the same error and row number');
+SELECT is(gd_test.fast_diff('SELECT id, gpu_dbscan(geom, 1, 2) OVER (ORDER BY id) c FROM gd_test.bad WHERE id > 400', 2),
+		  NULL, 'a NaN coordinate: the same error and row number');
+SELECT is(gd_test.fast_diff('SELECT id, gpu_dbscan(geom, 1, 2) OVER (PARTITION BY part ORDER BY id DESC) c FROM gd_test.bad', 2),
+		  NULL, 'a malformed value in a partition: the same error and row number');
+SELECT is(gd_test.fast_diff('SELECT id, gpu_dbscan(geom, -1, 2) OVER () c FROM gd_test.bad', 2),
+		  NULL, 'a negative eps: the same error');
+SELECT is(gd_test.fast_diff('SELECT id, gpu_dbscan(geom, ''NaN'', NULL) OVER () c FROM gd_test.bad', 0),
+		  NULL, 'a NULL minpoints: the same error');
+SELECT is(gd_test.fast_diff('SELECT id, gpu_dbscan(geom, 1, 2) OVER () c FROM gd_test.bad WHERE 1 / (id - 1777) > -10', 2),
+		  NULL, 'division by zero in the workers'' quals: the same error');
+SELECT is(gd_test.fast_diff('SELECT id, gpu_dbscan(geom, 1, 2) OVER (ORDER BY id) c FROM gd_test.bad WHERE id NOT IN (400, 700, 900)', 2),
+		  NULL, 'the next query after the errors: the same rows');
+
+-- a cancel (statement timeout) in the middle of the parallel read
+-- (error_of's WHEN others does not catch a cancel)
+CREATE FUNCTION pg_temp.cancel_of(q text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE q;
+	RETURN NULL;
+EXCEPTION WHEN query_canceled THEN
+	RETURN SQLSTATE || ' ' || SQLERRM;
+END
+$$;
+SELECT gd_test.use_fast_path(true, 2);
+SET LOCAL statement_timeout = '300ms';
+SELECT is(pg_temp.cancel_of($$SELECT count(*) FROM (SELECT gpu_dbscan(geom, 1, 2) OVER () c FROM gd_test.pts
+												  WHERE pg_sleep(0.0001) IS NOT NULL) s$$),
+		  '57014 canceling statement due to statement timeout', 'a statement timeout cancels the parallel read');
+RESET statement_timeout;
+SELECT is((SELECT count(*)::int FROM pg_backend_memory_contexts WHERE name LIKE 'gpu_dbscan window scan%'), 0,
+		  'no memory of the fast path is left after the errors');
+SELECT is(gd_test.fast_diff('SELECT id, gpu_dbscan(geom, 2, 3) OVER (ORDER BY id) c FROM gd_test.pts WHERE ds = 2', 2),
+		  NULL, 'the next query after the cancel: the same rows');
+
+-- 4. the order and partitions of every key type: NULLs, NaN, -0 and 0, infinities, extremes
+CREATE TABLE gd_test.keys AS
+SELECT i AS id,
+	   (ARRAY['NaN', '-0', '0', 'Infinity', '-Infinity', NULL, '1.5', '-1e300'])[1 + i % 8]::float8 AS f8,
+	   (ARRAY['NaN', '-0', '0', NULL, '2.5'])[1 + i % 5]::float4 AS f4,
+	   CASE WHEN i % 11 = 0 THEN NULL ELSE (i * 7919 % 3001 - 1500) * 3074457345618258 END::int8 AS i8,
+	   (i % 3 - 1)::int2 AS i2,
+	   date '2000-01-01' + (i * 31 % 17) AS d,
+	   timestamptz '2020-01-01 00:00:00+00' + (i * 13 % 29) * interval '1 hour' AS tz,
+	   ST_MakePoint(i % 40, i / 40) AS geom
+FROM generate_series(1, 2000) i;
+SELECT is(gd_test.fast_diff('SELECT id, gpu_dbscan(geom, 1.5, 3) OVER (PARTITION BY f8, i2 ORDER BY i8 DESC NULLS LAST, id) c FROM gd_test.keys', 2),
+		  NULL, 'float8 and int2 partitions (NaN, -0 = 0, infinities, NULL), int8 DESC NULLS LAST: the WindowAgg''s order');
+SELECT is(gd_test.fast_diff('SELECT id, gpu_dbscan(geom, 1.5, 3) OVER (PARTITION BY f4, d ORDER BY tz NULLS FIRST, id DESC) c FROM gd_test.keys', 0),
+		  NULL, 'float4 and date partitions, timestamptz and id DESC: the WindowAgg''s order');
+
+-- 5. a geometry expression over the columns, evaluated by the workers
+CREATE TABLE gd_test.xy AS
+SELECT i AS id, CASE WHEN i % 50 = 0 THEN NULL ELSE (i * 7919 % 997) / 10.0 END::float8 AS x,
+	   (i * 104729 % 991) / 10.0 AS y, i % 3 AS part,
+	   CASE WHEN i % 400 = 0 THEN 'LINESTRING(0 0, 5 5)'::geometry ELSE ST_MakePoint(i % 30, i / 30) END AS geom
+FROM generate_series(1, 3000) i;
+SELECT is(gd_test.fast_diff('SELECT id, gpu_dbscan(ST_SetSRID(ST_MakePoint(x, y), 3857), 2, 4) OVER (PARTITION BY part ORDER BY id) c FROM gd_test.xy', 2),
+		  NULL, 'ST_SetSRID(ST_MakePoint(x, y), 3857), NULL rows: the WindowAgg''s ids');
+SELECT is(gd_test.fast_diff('SELECT id, gpu_dbscan(ST_Translate(geom, 0.5, 0), 1.2, 3) OVER (ORDER BY id DESC) c FROM gd_test.xy', 2),
+		  NULL, 'ST_Translate(geom, ...) with non-point rows (fetched again, the expression evaluated again): the WindowAgg''s ids');
+SELECT is(gd_test.fast_diff('SELECT id, gpu_dbscan(ST_MakePoint(x / (id - 1500), y), 2, 4) OVER (ORDER BY id) c FROM gd_test.xy', 2),
+		  NULL, 'an error inside the workers'' geometry expression: the same error');
+
+-- 6. what the fast path does not serve plans as before
+SELECT is(gd_test.fallback_diff('SELECT id, gpu_dbscan(geom, 1, 2) OVER w + row_number() OVER w AS c FROM gd_test.pts WHERE ds = 3 WINDOW w AS (ORDER BY id)'),
+		  NULL, 'another window function in the window: today''s path');
+SELECT is(gd_test.fallback_diff('SELECT p.id, gpu_dbscan(p.geom, 1, 2) OVER (ORDER BY p.id) AS c FROM gd_test.pts p JOIN gd_test.cases k ON k.case_id = p.id WHERE p.ds = 3'),
+		  NULL, 'a join: today''s path');
+SELECT is(gd_test.fallback_diff('SELECT id, gpu_dbscan(geom, 1, 2) OVER (ORDER BY id) + (SELECT max(ds) FROM gd_test.cases) AS c FROM gd_test.pts WHERE ds = 3'),
+		  NULL, 'a sub-query in the target list: today''s path');
+SELECT is(gd_test.fallback_diff('SELECT id, gpu_dbscan(geom, 1, 2) OVER (ORDER BY id) + generate_series(0, 1) AS c FROM gd_test.pts WHERE ds = 3'),
+		  NULL, 'a set-returning function in the target list: today''s path');
+SELECT is(gd_test.fallback_diff('SELECT id, gpu_dbscan(ST_Translate(geom, 1, 1), 1, 2) OVER (ORDER BY md5(id::text)) + length(ST_AsText(geom)) AS c FROM gd_test.pts WHERE ds = 3'),
+		  NULL, 'a geometry expression, a text order, the geometry in the output: today''s path');
+
+SELECT * FROM finish();
+ROLLBACK;

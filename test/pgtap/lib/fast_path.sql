@@ -1,0 +1,113 @@
+-- test/pgtap/lib/fast_path.sql — running one window query with the fast path
+-- (custom scan GpuDbscanWindow, issue 9) and without it, for 9x files.
+-- Included with \ir after prelude.sql.
+
+-- The plan of q as one text.
+CREATE OR REPLACE FUNCTION gd_test.plan_of(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	r		record;
+	result	text := '';
+BEGIN
+	FOR r IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+		result := result || r."QUERY PLAN" || E'\n';
+	END LOOP;
+	RETURN result;
+END
+$$;
+
+-- Whether q is planned with the fast path under the current settings.
+CREATE OR REPLACE FUNCTION gd_test.is_fast(q text) RETURNS boolean LANGUAGE sql AS $$
+	SELECT position('GpuDbscanWindow' IN gd_test.plan_of(q)) > 0
+$$;
+
+-- Settings of one side of a comparison (transaction-local): the fast path
+-- with workers read workers, or the WindowAgg over a serial sequential scan
+-- from block 0 (the heap order the fast path gives rows without ORDER BY).
+CREATE OR REPLACE FUNCTION gd_test.use_fast_path(fast boolean, workers int DEFAULT 0)
+RETURNS void LANGUAGE sql AS $$
+	SELECT set_config('gpu_dbscan.fast_path', fast::text, true),
+		   set_config('gpu_dbscan.scan_workers', workers::text, true),
+		   set_config('max_parallel_workers_per_gather', '0', true),
+		   set_config('synchronize_seqscans', 'off', true),
+		   set_config('enable_indexscan', 'off', true),
+		   set_config('enable_bitmapscan', 'off', true);
+$$;
+
+-- The rows of q ('id:cluster' in output order), or its error as text.
+CREATE OR REPLACE FUNCTION gd_test.rows_or_error(q text) RETURNS text[] LANGUAGE plpgsql AS $$
+DECLARE
+	result	text[];
+BEGIN
+	EXECUTE format('SELECT array_agg(format(''%%s:%%s'', id, c)) FROM (%s) s', q) INTO result;
+	RETURN result;
+EXCEPTION WHEN others THEN
+	RETURN ARRAY[gd_test.error_of(q)];
+END
+$$;
+
+-- NULL when q (columns id and c) gives the same rows in the same order, or
+-- the same error, with the fast path (workers) as without; else what
+-- differs.  q must be planned with the fast path: 'not planned' otherwise.
+CREATE OR REPLACE FUNCTION gd_test.fast_diff(q text, workers int DEFAULT 0) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+	fast	text[];
+	slow	text[];
+	i		int;
+BEGIN
+	PERFORM gd_test.use_fast_path(true, workers);
+	IF NOT gd_test.is_fast(q) THEN
+		RETURN 'not planned with the fast path';
+	END IF;
+	fast := gd_test.rows_or_error(q);
+	PERFORM gd_test.use_fast_path(false);
+	slow := gd_test.rows_or_error(q);
+	PERFORM gd_test.use_fast_path(true, 0);
+	IF fast IS NOT DISTINCT FROM slow THEN
+		RETURN NULL;
+	END IF;
+	IF cardinality(fast) IS DISTINCT FROM cardinality(slow) THEN
+		RETURN format('%s rows against %s (fast: %s; window: %s)', cardinality(fast), cardinality(slow),
+					  left(fast[1], 200), left(slow[1], 200));
+	END IF;
+	FOR i IN 1 .. cardinality(fast) LOOP
+		IF fast[i] IS DISTINCT FROM slow[i] THEN
+			RETURN format('row %s: %s against %s', i, fast[i], slow[i]);
+		END IF;
+	END LOOP;
+	RETURN 'differs';
+END
+$$;
+
+-- NULL when q gives today's answers and is not planned with the fast path.
+CREATE OR REPLACE FUNCTION gd_test.fallback_diff(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	fast	text[];
+	slow	text[];
+BEGIN
+	PERFORM gd_test.use_fast_path(true, 2);
+	IF gd_test.is_fast(q) THEN
+		RETURN 'planned with the fast path';
+	END IF;
+	fast := gd_test.rows_or_error(q);
+	PERFORM gd_test.use_fast_path(false);
+	slow := gd_test.rows_or_error(q);
+	PERFORM gd_test.use_fast_path(true, 0);
+	RETURN CASE WHEN fast IS NOT DISTINCT FROM slow THEN NULL ELSE 'answers differ' END;
+END
+$$;
+
+-- A case of gd_test.cases as a query over set ds (columns id, c): its
+-- PARTITION BY (none for the constant) and ORDER BY ('id DESC' for
+-- 10_equivalence_random's md5 order, which the fast path does not take).
+CREATE OR REPLACE FUNCTION gd_test.case_query(set_id int, eps float8, minpoints int,
+											  part_expr text, order_expr text) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+	SELECT format('SELECT id, gpu_dbscan(geom, %s::float8, %s) OVER (%s %s) AS c FROM gd_test.pts WHERE ds = %s',
+				  quote_literal(eps), minpoints,
+				  CASE WHEN part_expr = 'NULL::int' THEN '' ELSE 'PARTITION BY ' || part_expr END,
+				  CASE WHEN order_expr = '' THEN ''
+					   WHEN order_expr LIKE 'md5%' THEN 'ORDER BY id DESC'
+					   ELSE 'ORDER BY ' || order_expr END,
+				  set_id)
+$$;
