@@ -21,6 +21,7 @@ void mark_core_points(const Grid& grid, double eps, int64_t minpoints, std::vect
   const double* xs = grid.xs.data();
   const double* ys = grid.ys.data();
   const int64_t need = std::max<int64_t>(minpoints, 1);
+  const double t = eps_threshold(eps);
   flags.assign(grid.xs.size(), 0);
   uint8_t* f = flags.data();
 
@@ -31,8 +32,7 @@ void mark_core_points(const Grid& grid, double eps, int64_t minpoints, std::vect
       const uint32_t b = grid.start[c], e = grid.start[c + 1];
       const CellBox box = cell_box(grid, c);
       // All pairs are neighbours, both ways.
-      const bool small = within(box.x0, box.y0, box.x1, box.y1, eps) &&
-                         within(box.x1, box.y1, box.x0, box.y0, eps);
+      const bool small = pairwise_neighbours(box, eps, t);
       if (small && static_cast<int64_t>(e - b) >= need) {
         std::fill(f + b, f + e, kCoreFlag | kDenseFlag);
         if (counts) std::fill(counts + b, counts + e, static_cast<uint32_t>(need));

@@ -59,10 +59,9 @@ struct Grid {
   uint32_t ncells() const { return static_cast<uint32_t>(cells.size()); }
 };
 
-// The bounding box of the points of cell c.
-struct CellBox {
-  double x0, y0, x1, y1;
-};
+// The bounding box of the points of cell c (rules/neighbour.hpp bounds the
+// relation over it).
+using CellBox = Box2;
 
 inline CellBox cell_box(const Grid& grid, uint32_t c) {
   const double* xs = grid.xs.data();

@@ -84,6 +84,7 @@ CellDepths cell_depths(const Grid& grid, double eps, const std::vector<Depth>& d
   const uint32_t ncells = grid.ncells();
   const uint32_t* perm = grid.perm.data();
   const Depth* d = depth.data();
+  const double t = eps_threshold(eps);
   CellDepths cd;
   cd.charge = MemoryCharge(static_cast<int64_t>(ncells) * (1 + sizeof(CellBox) + 8) +
                                static_cast<int64_t>(grid.xs.size()) * sizeof(DepthMin),
@@ -98,9 +99,7 @@ CellDepths cell_depths(const Grid& grid, double eps, const std::vector<Depth>& d
       const uint32_t b = grid.start[c], e = grid.start[c + 1];
       const CellBox box = cell_box(grid, static_cast<uint32_t>(c));
       cd.box[c] = box;
-      if (!(within(box.x0, box.y0, box.x1, box.y1, eps) &&
-            within(box.x1, box.y1, box.x0, box.y0, eps)))
-        continue;
+      if (!pairwise_neighbours(box, eps, t)) continue;
       cd.small[c] = 1;
       uint32_t hub = b;
       for (uint32_t q = b + 1; q < e; ++q)
@@ -123,15 +122,9 @@ CellDepths cell_depths(const Grid& grid, double eps, const std::vector<Depth>& d
 }
 
 // Every point of the box sees (px, py) and is seen by it (within() both
-// ways): every operation of within() is monotone, so the farthest corner's
-// offsets bound every point's, and the query boxes are tested at the box's
-// edges.
-bool sees_whole_box(double px, double py, const CellBox& b, double eps) {
-  const double dx = std::max(std::fabs(b.x0 - px), std::fabs(b.x1 - px));
-  const double dy = std::max(std::fabs(b.y0 - py), std::fabs(b.y1 - py));
-  return b.x0 >= px - eps && b.x1 <= px + eps && b.y0 >= py - eps && b.y1 <= py + eps &&
-         px >= b.x1 - eps && px <= b.x0 + eps && py >= b.y1 - eps && py <= b.y0 + eps &&
-         std::sqrt(dx * dx + dy * dy) <= eps;
+// ways; the bounds of rules/neighbour.hpp).
+bool sees_whole_box(double px, double py, const CellBox& b, double eps, double t) {
+  return sees_all_in(px, py, b, eps, t) && seen_by_all_in(px, py, b, eps, t);
 }
 
 // Edges between core points that first appear below the largest level:
@@ -176,6 +169,7 @@ LevelEdges scan_levels(const Grid& grid, double eps, const std::vector<Depth>& d
   const uint32_t* perm = grid.perm.data();
   const Depth* d = depth.data();
   const Depth top = static_cast<Depth>(nlevels);
+  const double t = eps_threshold(eps);
   const size_t grain = cell_grain(grid, team);
   LevelEdges edges((grid.cells.size() + grain - 1) / grain, std::vector<EdgeList>(nlevels));
 
@@ -204,7 +198,7 @@ LevelEdges scan_levels(const Grid& grid, double eps, const std::vector<Depth>& d
           for (uint32_t n = col.begin; n < col.end; ++n) {
             const uint32_t nb = grid.start[n], ne = grid.start[n + 1];
             const bool own = n == c;
-            if (own ? small : cd.small[n] && sees_whole_box(px, py, cd.box[n], eps)) {
+            if (own ? small : cd.small[n] && sees_whole_box(px, py, cd.box[n], eps, t)) {
               // p and the cell's points see each other: no test; claimers by
               // depth, and one edge, to the cell's hub
               const DepthMin* en = cd.entries.data() + nb;

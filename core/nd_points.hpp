@@ -39,19 +39,7 @@ struct NdPointsView {
   uint32_t n;
 };
 
-// The n-D neighbour predicate for D axes (see the file comment).  Every
-// operation is monotone in each |q_k - p_k|, so if the two corners of a box
-// pass, every pair of points inside the box passes.
-template <int D>
-inline bool within_eps_d(const double* p, const double* q, double eps) {
-  double s = 0;
-  for (int k = 0; k < D; ++k) {
-    double d = q[k] - p[k];
-    if (!(std::fabs(d) <= eps)) return false;
-    s += d * d;
-  }
-  return std::sqrt(s) <= eps;
-}
+// The n-D neighbour predicate, within_eps_d<D>: rules/neighbour.hpp.
 
 // Calls fn(std::integral_constant<int, D>{}) for D = dims (2..8).
 template <class Fn>

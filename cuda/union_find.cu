@@ -59,7 +59,7 @@ __device__ __forceinline__ bool joined(const GridView& g, const uint8_t* core,
                                        const uint64_t* cell_min_core, bool either_way,
                                        uint32_t i, double px, double py, uint32_t j) {
   double2 q = g.p[j];
-  if (!dist_ok(px, py, q.x, q.y, g.t)) return false;
+  if (!within_distance_t(px, py, q.x, q.y, g.t)) return false;
   bool i_sees_j = in_query_box(px, py, q.x, q.y, g.eps);
   bool j_sees_i = in_query_box(q.x, q.y, px, py, g.eps);
   if (either_way) return i_sees_j || j_sees_i;

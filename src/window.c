@@ -61,16 +61,6 @@ get_call_cache(FunctionCallInfo fcinfo)
 	return cache;
 }
 
-/* PostGIS's neighbour test for two points, bit for bit (no fused multiply-add). */
-static inline bool
-points_within(double px, double py, double qx, double qy, double eps)
-{
-	double		dx = qx - px;
-	double		dy = qy - py;
-
-	return sqrt(dx * dx + dy * dy) <= eps;
-}
-
 /*
  * PostGIS's candidate filter (lwgeom_geos_cluster.c): the STRtree query
  * envelope of p, its box grown by eps in double, meets q's box.  Together
@@ -188,7 +178,7 @@ exact_test(void *arg, gd_pair p)
 	if (dir == 0)
 		return 0;
 	if (rows->kind[p.i] == GEOM_POINT && rows->kind[p.j] == GEOM_POINT)
-		return points_within(rows->x[p.i], rows->y[p.i], rows->x[p.j], rows->y[p.j], t->eps) ?
+		return gd_within_distance(rows->x[p.i], rows->y[p.i], rows->x[p.j], rows->y[p.j], t->eps) ?
 			dir : 0;
 
 	/* a point's value: a 2D point of the partition's SRID */
