@@ -4,8 +4,9 @@
 // Both back ends receive only the non-empty points of a partition, compacted in
 // row order (point index order == partition row order), and return for each
 // point the representative of its cluster: the same value for every point of
-// one cluster, kNoise for noise.  Numbering clusters by first row is done once,
-// for both, in labels.cpp.
+// one cluster, kNoise for noise.  The rules that decide them are
+// rules/dbscan_rules.hpp, the neighbour test rules/neighbour.hpp, the ids by
+// first row rules/ids.hpp (labels.cpp applies them to the rows).
 #pragma once
 
 #include <cmath>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "gd_core.h"
+#include "rules/dbscan_rules.hpp"
 #include "rules/neighbour.hpp"
 
 // The core is built without PostgreSQL: no header of the backend may reach it.
@@ -23,8 +25,6 @@
 #endif
 
 namespace gd {
-
-constexpr uint32_t kNoise = UINT32_MAX;
 
 // The one exception type of the core; api.cpp turns it into a gd_error.
 class Error : public std::runtime_error {

@@ -20,7 +20,7 @@ void mark_core_points(const Grid& grid, double eps, int64_t minpoints, std::vect
                       ThreadTeam& team, uint32_t* counts) {
   const double* xs = grid.xs.data();
   const double* ys = grid.ys.data();
-  const int64_t need = std::max<int64_t>(minpoints, 1);
+  const int64_t need = core_need(minpoints);
   const double t = eps_threshold(eps);
   flags.assign(grid.xs.size(), 0);
   uint8_t* f = flags.data();
@@ -52,7 +52,7 @@ void mark_core_points(const Grid& grid, double eps, int64_t minpoints, std::vect
       for (uint32_t p = b; p < e; ++p) {
         const double px = xs[p], py = ys[p];
         const QueryBox box = query_box(px, py, eps);
-        int64_t found = own;
+        CoreCount found(minpoints, own);  // rules/dbscan_rules.hpp: stops at need
         size_t visited = 0;
         for (const PointRange& r : rows) {
           for (uint32_t q = r.begin; q < r.end; ++q) {
@@ -61,13 +61,13 @@ void mark_core_points(const Grid& grid, double eps, int64_t minpoints, std::vect
               continue;
             }
             const double qx = xs[q], qy = ys[q];
-            if (in_box(box, qx, qy) && within_distance(px, py, qx, qy, eps) && ++found >= need)
+            if (in_box(box, qx, qy) && within_distance(px, py, qx, qy, eps) && found.add())
               goto core;
           }
           visited += r.end - r.begin;
         }
         all_core = false;
-        if (counts) counts[p] = static_cast<uint32_t>(found);
+        if (counts) counts[p] = static_cast<uint32_t>(found.found);
         poller.add(visited);
         continue;
       core:

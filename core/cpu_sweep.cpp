@@ -339,12 +339,11 @@ void sweep_levels(const PointsView& pts, double eps, const std::vector<int64_t>&
     stats.t_union += lap(watch);
 
     const uint32_t* bk = best[k];
+    auto find = [&uf](uint32_t i) { return uf.find(i); };
     team.for_static(pts.n, [&](int, size_t begin, size_t end) {
       for (size_t p = begin; p < end; ++p) {
-        uint32_t r = depth[p] > k          ? uf.find(static_cast<uint32_t>(p))
-                     : bk[p] != kNoise     ? uf.find(bk[p])
-                                           : kNoise;
-        rep[perm[p]] = r;
+        const bool core = depth[p] > k;  // bk[p] is written only where p is not core
+        rep[perm[p]] = representative(core, static_cast<uint32_t>(p), core ? kNoise : bk[p], find);
       }
     });
     emit(k + first, rep.data());

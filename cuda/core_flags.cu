@@ -22,24 +22,24 @@ __global__ void core_kernel(GridView g, int64_t minpoints, Batch batch, const vo
     return;
   }
   double px = g.p[i].x, py = g.p[i].y;
-  int64_t count = 0;
-  for (int a = 0; a < 5 && count < minpoints; ++a) {
+  CoreCount count(minpoints);  // rules/dbscan_rules.hpp: stops at minpoints
+  for (int a = 0; a < 5 && !count.core(); ++a) {
     CellRange r = g.rows[static_cast<uint64_t>(c) * 5 + a];
-    for (uint32_t d = r.lo; d < r.hi && count < minpoints; ++d) {
+    for (uint32_t d = r.lo; d < r.hi && !count.core(); ++d) {
       Box b = g.box[d];
       if (!sees_any_in(px, py, b, g.eps, g.t)) continue;
       uint32_t j0 = g.start[d], j1 = g.start[d + 1];
       if (sees_all_in(px, py, b, g.eps, g.t)) {
-        count += j1 - j0;
+        count.add(j1 - j0);
         continue;
       }
       for (uint32_t j = j0; j < j1; ++j) {
         double2 q = g.p[j];
-        if (sees(px, py, q.x, q.y, g.eps, g.t) && ++count >= minpoints) break;
+        if (sees(px, py, q.x, q.y, g.eps, g.t) && count.add()) break;
       }
     }
   }
-  core[i] = count >= minpoints ? 1 : 0;
+  core[i] = count.core() ? 1 : 0;
 }
 
 }  // namespace

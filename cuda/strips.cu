@@ -23,7 +23,9 @@
 // trusted points of the strip that owns a (b is within k bins of a), so the
 // strips' sets together make the whole run's clusters.  Borders then take
 // their claimer's cluster, and clusters are ranked by their first point, as
-// rank_reps does on the device.
+// rank_reps does on the device: the host back end's union-find
+// (union_find.hpp), representatives (rules/dbscan_rules.hpp) and numbering
+// (rules/ids.hpp).
 //
 // Strips are sized from the budget (kStripBytesPerPoint a loaded point); a
 // strip that still runs out of memory restarts the plan with strips half as
@@ -36,6 +38,8 @@
 
 #include "parallel.hpp"
 #include "pipeline.cuh"
+#include "rules/ids.hpp"
+#include "union_find.hpp"
 
 namespace gd {
 namespace cuda {
@@ -97,22 +101,6 @@ Bins plan_bins(double xmin, double xmax, double eps) {
   b.hw = hext > 0 ? hext / b.count : 1.0;
   b.k = static_cast<uint32_t>(std::min(std::ceil(hr / b.hw), 1e9)) + 1;
   return b;
-}
-
-// Union-find over all points on the host; roots are the smallest index.
-uint32_t find_root(std::vector<uint32_t>& parent, uint32_t a) {
-  while (parent[a] != a) {
-    parent[a] = parent[parent[a]];
-    a = parent[a];
-  }
-  return a;
-}
-
-void unite(std::vector<uint32_t>& parent, uint32_t a, uint32_t b) {
-  a = find_root(parent, a);
-  b = find_root(parent, b);
-  if (a < b) parent[b] = a;
-  if (b < a) parent[a] = b;
 }
 
 class StripRun {
@@ -198,8 +186,9 @@ class StripRun {
       assign_members();
       stats_.t_sort += sw.lap();
     }
-    parent_.resize(n);
-    for (uint32_t i = 0; i < n; ++i) parent_[i] = i;
+    parent_.reset(new std::atomic<uint32_t>[n]);
+    uf_ = UnionFindRef(parent_.get(), n);
+    for (uint32_t i = 0; i < n; ++i) uf_.init(i, i);
     core_.assign(n, 0);
     claim_.assign(n, kNoise);
     uint64_t loaded_total = 0;
@@ -375,7 +364,7 @@ class StripRun {
       uint32_t r = rep_[l];
       if (role_[l] != kStripHalo && core_l_[l]) {
         core_[g] = 1;
-        unite(parent_, g, gidx_[r]);
+        uf_.unite(g, gidx_[r]);
       } else if (role_[l] == kStripOwned && !core_l_[l]) {
         claim_[g] = r == kNoise ? kNoise : gidx_[r];
       }
@@ -387,18 +376,12 @@ class StripRun {
   // reused for the rank of each root.
   void rank_clusters(uint32_t* rep) {
     std::vector<uint32_t>& rank = bin_of_;
-    std::fill(rank.begin(), rank.end(), kNone);
-    uint32_t next = 0;
+    std::fill(rank.begin(), rank.end(), kNoise);
+    FirstRowIds ids;
+    auto find = [this](uint32_t i) { return uf_.find(i); };
     for (uint32_t g = 0; g < pts_.n; ++g) {
-      uint32_t root = core_[g] ? find_root(parent_, g)
-                      : claim_[g] != kNoise ? find_root(parent_, claim_[g])
-                                            : kNone;
-      if (root == kNone) {
-        rep[g] = kNoise;
-      } else {
-        if (rank[root] == kNone) rank[root] = next++;
-        rep[g] = rank[root];
-      }
+      uint32_t root = representative(core_[g] != 0, g, claim_[g], find);
+      rep[g] = root == kNoise ? kNoise : ids.id(rank[root]);
       poll(g);
     }
   }
@@ -418,7 +401,8 @@ class StripRun {
   std::vector<uint64_t> member_start_;
   std::vector<uint32_t> members_;
   // The run's union-find, core flags and border claims, over all points.
-  std::vector<uint32_t> parent_;
+  std::unique_ptr<std::atomic<uint32_t>[]> parent_;
+  UnionFindRef uf_{nullptr, 0};
   std::vector<uint8_t> core_;
   std::vector<uint32_t> claim_;
   // One strip's points and answers, reused.
