@@ -1,5 +1,5 @@
 // cpu_core_flags.cpp — which points have at least minpoints neighbours,
-// counted from each point's own view: #{q : within(p, q)} (backend.hpp).
+// counted from each point's own view: #{q : within(p, q)} (rules/neighbour.hpp), with the early exit of CoreCount.
 //
 // A cell whose points' bounding box has corners c0 = (xmin, ymin) and
 // c1 = (xmax, ymax) with within(c0, c1) and within(c1, c0) holds points that

@@ -44,7 +44,7 @@ struct GridGeometry {
 // never below 2^-500 so that the cell side is positive and the cell
 // coordinates stay finite when eps is 0 or tiny.  within(p, q) bounds
 // |fl(dx)| by eps through its distance test, or |dx| by 2^-500 where dx*dx
-// underflows (backend.hpp), so |dx| <= reach * (1 + 2^-52).
+// underflows (rules/neighbour.hpp), so |dx| <= reach * (1 + 2^-52).
 double neighbour_reach(double eps);
 
 // Points sorted by cell (row order within a cell), with the non-empty cells.

@@ -15,8 +15,8 @@
 //     the smallest such claimer, and a suffix minimum gives every level.
 //
 // That holds where the neighbour relation is symmetric.  PostGIS's is not
-// always (backend.hpp: p's box is rounded at p), and then a core point may
-// hang on its first claimer through a pair that only the earlier row sees,
+// always (rules/neighbour.hpp: p's box is rounded at p), and then a core
+// point may hang on its first claimer through a pair that only the earlier row sees,
 // which a new core point of a lower level can take over: the clusters of a
 // lower level need not contain those of a higher one.  So when the scan
 // meets a pair of points that are core at some level and see each other one
@@ -27,12 +27,12 @@
 // either point sees the other) is always clustered on its own.
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <utility>
 
 #include "cpu_phases.hpp"
+#include "stopwatch.hpp"
 #include "cpu_window.hpp"
 #include "sweep.hpp"
 
@@ -41,13 +41,6 @@ namespace gd {
 namespace {
 
 using Depth = uint16_t;
-
-double lap(std::chrono::steady_clock::time_point& last) {
-  auto now = std::chrono::steady_clock::now();
-  double s = std::chrono::duration<double>(now - last).count();
-  last = now;
-  return s;
-}
 
 // depth[p] = #{k : levels[k] <= counts[p]}.
 std::vector<Depth> point_depths(const std::vector<uint32_t>& counts,
@@ -295,11 +288,11 @@ void sweep_levels(const PointsView& pts, double eps, const std::vector<int64_t>&
   uint32_t* const* best = all_best + first;
   const size_t nlevels = levels.size();
   ThreadTeam team(resolve_threads(params, pts.n), cancel);
-  auto watch = std::chrono::steady_clock::now();
+  Stopwatch watch;
 
   Grid grid = build_grid(pts, eps, team);
   stats.cells = grid.ncells();
-  stats.t_sort += lap(watch);
+  stats.t_sort += watch.lap();
 
   // Counts capped at the largest level, whose core flags they also give.
   std::vector<uint8_t> flags;
@@ -307,7 +300,7 @@ void sweep_levels(const PointsView& pts, double eps, const std::vector<int64_t>&
   mark_core_points(grid, eps, levels.back(), flags, team, counts.data());
   const std::vector<Depth> depth = point_depths(counts, levels, team);
   std::vector<uint32_t>().swap(counts);
-  stats.t_core += lap(watch);
+  stats.t_core += watch.lap();
 
   std::atomic<bool> one_way{false};
   LevelEdges edges = scan_levels(grid, eps, depth, nlevels, best, one_way, team);
@@ -319,13 +312,13 @@ void sweep_levels(const PointsView& pts, double eps, const std::vector<int64_t>&
         bytes += static_cast<int64_t>(list.capacity() * sizeof(list[0]) + sizeof(list));
     edge_charge.add(bytes, "the sweep's edges");
   }
-  stats.t_label += lap(watch);
+  stats.t_label += watch.lap();
 
   AtomicUnionFind uf(pts.n);
   if (!one_way.load())
     union_core_points(grid, eps, flags, uf, team, linkage_for(levels.back()), &one_way);
   std::vector<uint8_t>().swap(flags);
-  stats.t_union += lap(watch);
+  stats.t_union += watch.lap();
   if (one_way.load()) {
     LevelEdges().swap(edges);
     cluster_each_level(pts, all_levels, params, cancel, first, last, emit, stats);
@@ -336,7 +329,7 @@ void sweep_levels(const PointsView& pts, double eps, const std::vector<int64_t>&
   const uint32_t* perm = grid.perm.data();
   for (size_t k = nlevels; k-- > 0;) {
     union_level(edges, k, uf, team);
-    stats.t_union += lap(watch);
+    stats.t_union += watch.lap();
 
     const uint32_t* bk = best[k];
     auto find = [&uf](uint32_t i) { return uf.find(i); };
@@ -347,7 +340,7 @@ void sweep_levels(const PointsView& pts, double eps, const std::vector<int64_t>&
       }
     });
     emit(k + first, rep.data());
-    stats.t_label += lap(watch);
+    stats.t_label += watch.lap();
   }
 }
 

@@ -1,5 +1,6 @@
-// cpu_union.cpp — connecting core points, with PostGIS's rules for the
-// one-sided neighbour relation within(p, q) (backend.hpp).
+// cpu_union.cpp — connecting core points on the 2D grid, by the rules of
+// rules/dbscan_rules.hpp (pair_join) for the one-sided neighbour relation
+// within(p, q) of rules/neighbour.hpp.
 //
 // PostGIS (union_dbscan_general) visits rows in order; a core point p unions
 // with each q it finds that is core and already visited (q < p), or that no

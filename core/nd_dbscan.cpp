@@ -10,9 +10,9 @@
 // pair" at once; other cells join their core points pair by pair, skipping
 // pairs already in one set.
 #include <algorithm>
-#include <chrono>
 
 #include "cpu_phases.hpp"
+#include "stopwatch.hpp"
 #include "nd_points.hpp"
 #include "union_find.hpp"
 
@@ -242,13 +242,6 @@ class NdStages {
   std::vector<uint8_t> flags_;        // per sorted point: kCore or 0
 };
 
-double lap(std::chrono::steady_clock::time_point& last) {
-  auto now = std::chrono::steady_clock::now();
-  double s = std::chrono::duration<double>(now - last).count();
-  last = now;
-  return s;
-}
-
 }  // namespace
 
 void nd_cluster(const NdPointsView& pts, const gd_params& params, const CancelToken& cancel,
@@ -257,27 +250,27 @@ void nd_cluster(const NdPointsView& pts, const gd_params& params, const CancelTo
   stats.points = pts.n;
   if (pts.n == 0) return;
   ThreadTeam team(resolve_threads(params, pts.n), cancel);
-  auto last = std::chrono::steady_clock::now();
+  Stopwatch watch;
 
   // Coarse cells, or fine ones where the coarse cells hold many points.
   NdGrid grid = build_nd_grid(pts, params.eps, false, team);
   if (pts.dims <= 3 && pts.n >= kFineOccupancy * static_cast<double>(grid.ncells()))
     grid = build_nd_grid(pts, params.eps, true, team);
   stats.cells = grid.ncells();
-  stats.t_sort += lap(last);
+  stats.t_sort += watch.lap();
 
   dispatch_dims(pts.dims, [&](auto dims) {
     NdStages<decltype(dims)::value> stages(grid, params.eps, team);
     stages.mark_core(params.minpoints);
-    stats.t_core += lap(last);
+    stats.t_core += watch.lap();
 
     AtomicUnionFind uf(pts.n);
     for (uint32_t i = 0; i < pts.n; ++i) uf.init(i, i);
     stages.unite(uf);
-    stats.t_union += lap(last);
+    stats.t_union += watch.lap();
 
     stages.borders(uf, rep);
-    stats.t_label += lap(last);
+    stats.t_label += watch.lap();
   });
 }
 

@@ -1,11 +1,11 @@
 // nd_points.hpp — DBSCAN over points of 2 to 8 dimensions (POINT Z, float8[]
 // rows, geography as unit-sphere xyz): the predicate, the grid, the stages.
 //
-// The rules and ids are those of the 2D path (backend.hpp, labels.cpp); only
+// The rules and ids are those of every path (rules/dbscan_rules.hpp, rules/ids.hpp); only
 // the neighbour test has more axes: q is a neighbour of p when
 // |q_k - p_k| <= eps on every axis k and sqrt(d_0*d_0 + d_1*d_1 + ...) <= eps,
 // the squares summed in axis order, in IEEE double with no fused
-// multiply-add.  The relation is symmetric; the 2D path (backend.hpp) uses
+// multiply-add.  The relation is symmetric; the 2D path (rules/neighbour.hpp) uses
 // PostGIS's rounded query box instead of |q_k - p_k| <= eps, which differs
 // only where the box rounds across a point (gd_cluster_points_nd sends two
 // axes to the 2D path).

@@ -18,6 +18,7 @@
 #include <cstdint>
 
 #include "backend.hpp"
+#include "bounds.hpp"
 #include "rules/neighbour.hpp"
 #include "cuda_util.cuh"
 
@@ -104,9 +105,7 @@ struct Grid {
   }
 };
 
-struct Bounds {
-  double xmin, xmax, ymin, ymax;
-};
+using Bounds = gd::Bounds;  // bounds.hpp
 
 // transfer.cu: copies x, y to the device through pinned staging buffers,
 // chunk by chunk on two streams; each chunk's bounds are reduced while the

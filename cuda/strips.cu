@@ -297,9 +297,9 @@ class StripRun {
     y_.resize(m);
     role_.resize(m);
     gidx_.assign(ids, ids + m);
-    std::vector<Bounds> part(team_.size(), Bounds{INFINITY, -INFINITY, INFINITY, -INFINITY});
+    std::vector<Bounds> part(team_.size(), empty_bounds());
     team_.for_static(m, [&](int t, size_t lb, size_t le) {
-      Bounds b{INFINITY, -INFINITY, INFINITY, -INFINITY};
+      Bounds b = empty_bounds();
       for (size_t l = lb; l < le; ++l) {
         uint32_t i = ids[l];
         uint32_t bin = bin_of_[i];
@@ -309,20 +309,12 @@ class StripRun {
         role_[l] = bin >= s.b0 && bin < s.b1   ? kStripOwned
                    : bin >= tlo && bin < thi ? kStripTrusted
                                              : kStripHalo;
-        b.xmin = std::min(b.xmin, x);
-        b.xmax = std::max(b.xmax, x);
-        b.ymin = std::min(b.ymin, y);
-        b.ymax = std::max(b.ymax, y);
+        extend(b, x, y);
       }
       part[t] = b;
     });
-    Bounds b = part[0];
-    for (const Bounds& q : part) {
-      b.xmin = std::min(b.xmin, q.xmin);
-      b.xmax = std::max(b.xmax, q.xmax);
-      b.ymin = std::min(b.ymin, q.ymin);
-      b.ymax = std::max(b.ymax, q.ymax);
-    }
+    Bounds b = empty_bounds();
+    for (const Bounds& q : part) b = gd::merge(b, q);
     return b;
   }
 
