@@ -9,8 +9,6 @@
 // searching); the ranks are the one numbering (rules/ids.hpp).
 #include "cpu_small.hpp"
 
-#include <atomic>
-
 #include "rules/ids.hpp"
 #include "rules/relation_dbscan.hpp"
 #include "union_find.hpp"
@@ -39,8 +37,8 @@ void cpu_cluster_small(const PointsView& pts, double eps, int64_t minpoints, uin
         if (rel[k] != 0) fn(p, q, static_cast<unsigned>(rel[k]));
   };
 
-  std::atomic<uint32_t> parent[kSmallPoints];
-  UnionFindRef uf(parent, n);
+  LocalSlot parent[kSmallPoints];
+  LocalUnionFind uf(parent, n);
   uint8_t is_core[kSmallPoints];
   uint32_t count[kSmallPoints], claimer[kSmallPoints], root[kSmallPoints];
   cluster_relation(n, minpoints, pairs, uf, is_core, count, claimer, root);

@@ -8,9 +8,10 @@
 // they are joined, find(i) == find(j) exactly when i and j were connected by
 // some unite().
 //
-// UnionFindRef works over storage it is given (a stack array for the small
-// partitions of cpu_small.cpp, which allocate nothing); AtomicUnionFind owns
-// its storage and charges it to the memory ledger.
+// UnionFindRef works over storage it is given; AtomicUnionFind owns its
+// storage and charges it to the memory ledger; LocalUnionFind is the same
+// code over plain slots, for one thread (the small partitions of
+// cpu_small.cpp, on a stack array).
 #pragma once
 
 #include <atomic>
@@ -22,9 +23,32 @@
 
 namespace gd {
 
-class UnionFindRef {
+// One thread's slot: the operations of std::atomic<uint32_t> that the
+// union-find uses, as plain loads and stores (the small path: one thread,
+// no lock prefix on a handful of points).
+struct LocalSlot {
+  uint32_t v;
+  uint32_t load(std::memory_order) const { return v; }
+  void store(uint32_t x, std::memory_order) { v = x; }
+  bool compare_exchange_weak(uint32_t& expected, uint32_t x, std::memory_order) {
+    return compare_exchange_strong(expected, x, std::memory_order_relaxed);
+  }
+  bool compare_exchange_strong(uint32_t& expected, uint32_t x, std::memory_order) {
+    if (v != expected) {
+      expected = v;
+      return false;
+    }
+    v = x;
+    return true;
+  }
+};
+
+// The union-find over slots of type Slot (std::atomic<uint32_t>: any number
+// of threads; LocalSlot: one).
+template <class Slot>
+class BasicUnionFind {
  public:
-  UnionFindRef(std::atomic<uint32_t>* parent, uint32_t n) : parent_(parent), n_(n) {}
+  BasicUnionFind(Slot* parent, uint32_t n) : parent_(parent), n_(n) {}
 
   uint32_t size() const { return n_; }
 
@@ -57,9 +81,12 @@ class UnionFindRef {
   }
 
  private:
-  std::atomic<uint32_t>* parent_;
+  Slot* parent_;
   uint32_t n_;
 };
+
+using UnionFindRef = BasicUnionFind<std::atomic<uint32_t>>;
+using LocalUnionFind = BasicUnionFind<LocalSlot>;
 
 namespace detail {
 // The owned storage, built before the UnionFindRef that points into it.

@@ -51,7 +51,7 @@ struct CoreCount {
 // Rule 3: how core points are joined.  kDbscan (minpoints >= 2) or kSingle
 // (minpoints 0 or 1, PostGIS's union_dbscan_minpoints_1).
 enum class Linkage { kDbscan, kSingle };
-GD_HD inline Linkage linkage_for(int64_t minpoints) {
+GD_HD_INLINE Linkage linkage_for(int64_t minpoints) {
   return minpoints <= 1 ? Linkage::kSingle : Linkage::kDbscan;
 }
 
@@ -61,7 +61,7 @@ GD_HD inline Linkage linkage_for(int64_t minpoints) {
 // (the earlier row or one before it): the later point joins its first
 // claimer, and the pair is joined when that claimer is in the earlier's set.
 enum class PairJoin : uint8_t { kNone, kUnite, kViaClaimer };
-GD_HD inline PairJoin pair_join(unsigned rel, bool a_later, Linkage linkage) {
+GD_HD_INLINE PairJoin pair_join(unsigned rel, bool a_later, Linkage linkage) {
   if (rel == 0) return PairJoin::kNone;
   if (rel == 3u || linkage == Linkage::kSingle) return PairJoin::kUnite;
   return rel == (a_later ? 1u : 2u) ? PairJoin::kUnite : PairJoin::kViaClaimer;
@@ -73,7 +73,7 @@ GD_HD inline PairJoin pair_join(unsigned rel, bool a_later, Linkage linkage) {
 #pragma nv_exec_check_disable  // find is a host or a device callable, never both
 #endif
 template <class Find>
-GD_HD inline uint32_t representative(bool core, uint32_t self, uint32_t claimer, Find&& find) {
+GD_HD_INLINE uint32_t representative(bool core, uint32_t self, uint32_t claimer, Find&& find) {
   return core ? find(self) : claimer != kNoise ? find(claimer) : kNoise;
 }
 

@@ -22,21 +22,21 @@ namespace gd {
 // Rounded sums and products, each operation on its own whatever the compiler
 // flags (the intrinsics on the device; the build's -ffp-contract=off on the
 // host).
-GD_HD inline double add_rn(double a, double b) {
+GD_HD_INLINE double add_rn(double a, double b) {
 #if defined(__CUDA_ARCH__)
   return __dadd_rn(a, b);
 #else
   return a + b;
 #endif
 }
-GD_HD inline double sub_rn(double a, double b) {
+GD_HD_INLINE double sub_rn(double a, double b) {
 #if defined(__CUDA_ARCH__)
   return __dsub_rn(a, b);
 #else
   return a - b;
 #endif
 }
-GD_HD inline double mul_rn(double a, double b) {
+GD_HD_INLINE double mul_rn(double a, double b) {
 #if defined(__CUDA_ARCH__)
   return __dmul_rn(a, b);
 #else
@@ -79,33 +79,33 @@ struct Box2 {
 struct QueryBox {
   double xlo, xhi, ylo, yhi;
 };
-GD_HD inline QueryBox query_box(double px, double py, double eps) {
+GD_HD_INLINE QueryBox query_box(double px, double py, double eps) {
   return QueryBox{sub_rn(px, eps), add_rn(px, eps), sub_rn(py, eps), add_rn(py, eps)};
 }
-GD_HD inline bool in_box(const QueryBox& b, double qx, double qy) {
+GD_HD_INLINE bool in_box(const QueryBox& b, double qx, double qy) {
   return qx >= b.xlo && qx <= b.xhi && qy >= b.ylo && qy <= b.yhi;
 }
 
 // q inside p's query box.
-GD_HD inline bool in_query_box(double px, double py, double qx, double qy, double eps) {
+GD_HD_INLINE bool in_query_box(double px, double py, double qx, double qy, double eps) {
   return in_box(query_box(px, py, eps), qx, qy);
 }
 
 // fl(fl(dx*dx) + fl(dy*dy)), dx = fl(qx - px): symmetric in p and q.
-GD_HD inline double dist2(double px, double py, double qx, double qy) {
+GD_HD_INLINE double dist2(double px, double py, double qx, double qy) {
   const double dx = sub_rn(qx, px);
   const double dy = sub_rn(qy, py);
   return add_rn(mul_rn(dx, dx), mul_rn(dy, dy));
 }
 
 // The distance test alone (symmetric).
-GD_HD inline bool within_distance(double px, double py, double qx, double qy, double eps) {
+GD_HD_INLINE bool within_distance(double px, double py, double qx, double qy, double eps) {
   return sqrt(dist2(px, py, qx, qy)) <= eps;
 }
 
 // q is p's neighbour when p searches (see above); in a loop over q,
 // in_box(box, q) && within_distance(p, q) with box = query_box(p) hoisted.
-GD_HD inline bool within(double px, double py, double qx, double qy, double eps) {
+GD_HD_INLINE bool within(double px, double py, double qx, double qy, double eps) {
   return in_query_box(px, py, qx, qy, eps) && within_distance(px, py, qx, qy, eps);
 }
 
@@ -113,7 +113,7 @@ GD_HD inline bool within(double px, double py, double qx, double qy, double eps)
 // cheap test first: the distance test fails unless |fl(dx)| and |fl(dy)| are
 // at most max(eps, 2^-500) (past 2^-500, dx*dx is normal and
 // sqrt(fl(dx*dx)) == |fl(dx)|), so most pairs cost what a symmetric test does.
-GD_HD inline unsigned within_each_way(double px, double py, double qx, double qy, double eps) {
+GD_HD_INLINE unsigned within_each_way(double px, double py, double qx, double qy, double eps) {
   const double reach = eps > 0x1p-500 ? eps : 0x1p-500;
   const double dx = sub_rn(qx, px);
   const double dy = sub_rn(qy, py);
@@ -132,25 +132,25 @@ GD_HD inline unsigned within_each_way(double px, double py, double qx, double qy
 // within_distance(p, q, eps).  The device kernels and the box bounds use it.
 double eps_threshold(double eps);
 
-GD_HD inline bool within_distance_t(double px, double py, double qx, double qy, double t) {
+GD_HD_INLINE bool within_distance_t(double px, double py, double qx, double qy, double t) {
   return dist2(px, py, qx, qy) <= t;
 }
 
 // within(p, q, eps), given t = eps_threshold(eps).
-GD_HD inline bool sees(double px, double py, double qx, double qy, double eps, double t) {
+GD_HD_INLINE bool sees(double px, double py, double qx, double qy, double eps, double t) {
   return in_query_box(px, py, qx, qy, eps) && within_distance_t(px, py, qx, qy, t);
 }
 
 // The points of B are pairwise neighbours, both ways: its corners see each
 // other (fl(px - eps) <= qx is hardest for px = x1, qx = x0, which is what
 // (x1, y1) seeing (x0, y0) tests, and so on).
-GD_HD inline bool pairwise_neighbours(const Box2& b, double eps, double t) {
+GD_HD_INLINE bool pairwise_neighbours(const Box2& b, double eps, double t) {
   return sees(b.x0, b.y0, b.x1, b.y1, eps, t) && sees(b.x1, b.y1, b.x0, b.y0, eps, t);
 }
 
 // p's distance to B's nearest point (a point of B, though maybe not one of
 // the data): a lower bound of the distance part over B.
-GD_HD inline bool near_corner_ok(double px, double py, const Box2& b, double t) {
+GD_HD_INLINE bool near_corner_ok(double px, double py, const Box2& b, double t) {
   const double cx = fmin(fmax(px, b.x0), b.x1);
   const double cy = fmin(fmax(py, b.y0), b.y1);
   return within_distance_t(px, py, cx, cy, t);
@@ -158,7 +158,7 @@ GD_HD inline bool near_corner_ok(double px, double py, const Box2& b, double t) 
 
 // p's distance to B's farthest corner (|fl(x - px)| is monotone in x, so the
 // farther end of each axis): an upper bound of the distance part over B.
-GD_HD inline bool far_corner_ok(double px, double py, const Box2& b, double t) {
+GD_HD_INLINE bool far_corner_ok(double px, double py, const Box2& b, double t) {
   const double fx = (fabs(sub_rn(b.x0, px)) >= fabs(sub_rn(b.x1, px))) ? b.x0 : b.x1;
   const double fy = (fabs(sub_rn(b.y0, py)) >= fabs(sub_rn(b.y1, py))) ? b.y0 : b.y1;
   return within_distance_t(px, py, fx, fy, t);
@@ -166,26 +166,26 @@ GD_HD inline bool far_corner_ok(double px, double py, const Box2& b, double t) {
 
 // False: p sees no point of B.  (Its search box misses B, or B's nearest
 // point is beyond eps.)
-GD_HD inline bool sees_any_in(double px, double py, const Box2& b, double eps, double t) {
+GD_HD_INLINE bool sees_any_in(double px, double py, const Box2& b, double eps, double t) {
   return sub_rn(px, eps) <= b.x1 && b.x0 <= add_rn(px, eps) && sub_rn(py, eps) <= b.y1 &&
          b.y0 <= add_rn(py, eps) && near_corner_ok(px, py, b, t);
 }
 
 // True: p sees every point of B.
-GD_HD inline bool sees_all_in(double px, double py, const Box2& b, double eps, double t) {
+GD_HD_INLINE bool sees_all_in(double px, double py, const Box2& b, double eps, double t) {
   return sub_rn(px, eps) <= b.x0 && b.x1 <= add_rn(px, eps) && sub_rn(py, eps) <= b.y0 &&
          b.y1 <= add_rn(py, eps) && far_corner_ok(px, py, b, t);
 }
 
 // False: no point r of B sees p.  (fl(rx - eps) >= fl(x0 - eps) and
 // fl(rx + eps) <= fl(x1 + eps) for every rx in [x0, x1].)
-GD_HD inline bool seen_by_any_in(double px, double py, const Box2& b, double eps, double t) {
+GD_HD_INLINE bool seen_by_any_in(double px, double py, const Box2& b, double eps, double t) {
   return sub_rn(b.x0, eps) <= px && px <= add_rn(b.x1, eps) && sub_rn(b.y0, eps) <= py &&
          py <= add_rn(b.y1, eps) && near_corner_ok(px, py, b, t);
 }
 
 // True: every point r of B sees p.
-GD_HD inline bool seen_by_all_in(double px, double py, const Box2& b, double eps, double t) {
+GD_HD_INLINE bool seen_by_all_in(double px, double py, const Box2& b, double eps, double t) {
   return sub_rn(b.x1, eps) <= px && px <= add_rn(b.x0, eps) && sub_rn(b.y1, eps) <= py &&
          py <= add_rn(b.y0, eps) && far_corner_ok(px, py, b, t);
 }
@@ -200,7 +200,7 @@ GD_HD inline bool seen_by_all_in(double px, double py, const Box2& b, double eps
 // each |q_k - p_k|, so if the two corners of a box pass, every pair of points
 // inside the box passes.
 template <int D>
-GD_HD inline bool within_eps_d(const double* p, const double* q, double eps) {
+GD_HD_INLINE bool within_eps_d(const double* p, const double* q, double eps) {
   double s = 0;
   for (int k = 0; k < D; ++k) {
     const double d = sub_rn(q[k], p[k]);
