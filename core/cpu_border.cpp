@@ -45,6 +45,7 @@ void assign_borders(const Grid& grid, double eps, const std::vector<uint8_t>& fl
                     const AtomicUnionFind& uf, uint32_t* rep, ThreadTeam& team) {
   const uint32_t* perm = grid.perm.data();
   const uint8_t* f = flags.data();
+  auto find = [&uf](uint32_t i) { return uf.find(i); };
 
   team.for_dynamic(grid.cells.size(), cell_grain(grid, team), [&](size_t c0, size_t c1) {
     WindowCursor window(grid);
@@ -54,19 +55,19 @@ void assign_borders(const Grid& grid, double eps, const std::vector<uint8_t>& fl
     for (size_t c = c0; c < c1; ++c, have_rows = false) {
       const uint32_t b = grid.start[c], e = grid.start[c + 1];
       for (uint32_t p = b; p < e; ++p) {
-        if (f[p] & kCoreFlag) {
-          rep[perm[p]] = uf.find(p);
-          continue;
+        const bool core = f[p] & kCoreFlag;
+        uint32_t claimer = kNoise;
+        if (!core) {
+          if (!have_rows) {
+            window.at(static_cast<uint32_t>(c), rows);
+            have_rows = true;
+          }
+          claimer = first_claimer(grid, f, eps, p, rows);
+          size_t work = 0;
+          for (const PointRange& range : rows) work += range.end - range.begin;
+          poller.add(work);
         }
-        if (!have_rows) {
-          window.at(static_cast<uint32_t>(c), rows);
-          have_rows = true;
-        }
-        const uint32_t r = first_claimer(grid, f, eps, p, rows);
-        rep[perm[p]] = r == kNoise ? kNoise : uf.find(r);
-        size_t work = 0;
-        for (const PointRange& range : rows) work += range.end - range.begin;
-        poller.add(work);
+        rep[perm[p]] = representative(core, p, claimer, find);
       }
     }
   });

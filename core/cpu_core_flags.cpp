@@ -1,5 +1,5 @@
 // cpu_core_flags.cpp — which points have at least minpoints neighbours,
-// counted from each point's own view: #{q : within(p, q)} (backend.hpp).
+// counted from each point's own view: #{q : within(p, q)} (rules/neighbour.hpp), with the early exit of CoreCount.
 //
 // A cell whose points' bounding box has corners c0 = (xmin, ymin) and
 // c1 = (xmax, ymax) with within(c0, c1) and within(c1, c0) holds points that
@@ -20,7 +20,8 @@ void mark_core_points(const Grid& grid, double eps, int64_t minpoints, std::vect
                       ThreadTeam& team, uint32_t* counts) {
   const double* xs = grid.xs.data();
   const double* ys = grid.ys.data();
-  const int64_t need = std::max<int64_t>(minpoints, 1);
+  const int64_t need = core_need(minpoints);
+  const double t = eps_threshold(eps);
   flags.assign(grid.xs.size(), 0);
   uint8_t* f = flags.data();
 
@@ -31,8 +32,7 @@ void mark_core_points(const Grid& grid, double eps, int64_t minpoints, std::vect
       const uint32_t b = grid.start[c], e = grid.start[c + 1];
       const CellBox box = cell_box(grid, c);
       // All pairs are neighbours, both ways.
-      const bool small = within(box.x0, box.y0, box.x1, box.y1, eps) &&
-                         within(box.x1, box.y1, box.x0, box.y0, eps);
+      const bool small = pairwise_neighbours(box, eps, t);
       if (small && static_cast<int64_t>(e - b) >= need) {
         std::fill(f + b, f + e, kCoreFlag | kDenseFlag);
         if (counts) std::fill(counts + b, counts + e, static_cast<uint32_t>(need));
@@ -52,7 +52,7 @@ void mark_core_points(const Grid& grid, double eps, int64_t minpoints, std::vect
       for (uint32_t p = b; p < e; ++p) {
         const double px = xs[p], py = ys[p];
         const QueryBox box = query_box(px, py, eps);
-        int64_t found = own;
+        CoreCount found(minpoints, own);  // rules/dbscan_rules.hpp: stops at need
         size_t visited = 0;
         for (const PointRange& r : rows) {
           for (uint32_t q = r.begin; q < r.end; ++q) {
@@ -61,13 +61,13 @@ void mark_core_points(const Grid& grid, double eps, int64_t minpoints, std::vect
               continue;
             }
             const double qx = xs[q], qy = ys[q];
-            if (in_box(box, qx, qy) && within_distance(px, py, qx, qy, eps) && ++found >= need)
+            if (in_box(box, qx, qy) && within_distance(px, py, qx, qy, eps) && found.add())
               goto core;
           }
           visited += r.end - r.begin;
         }
         all_core = false;
-        if (counts) counts[p] = static_cast<uint32_t>(found);
+        if (counts) counts[p] = static_cast<uint32_t>(found.found);
         poller.add(visited);
         continue;
       core:

@@ -1,28 +1,10 @@
 // cpu_dbscan.cpp — the CPU back end: grid, core flags, union-find, borders,
 // on every core with std::thread.
-#include <chrono>
-
 #include "backend.hpp"
 #include "cpu_phases.hpp"
+#include "stopwatch.hpp"
 
 namespace gd {
-
-namespace {
-
-class Stopwatch {
- public:
-  double lap() {
-    auto now = std::chrono::steady_clock::now();
-    double s = std::chrono::duration<double>(now - last_).count();
-    last_ = now;
-    return s;
-  }
-
- private:
-  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
-};
-
-}  // namespace
 
 void cpu_cluster(const PointsView& pts, const gd_params& params, const CancelToken& cancel,
                  uint32_t* rep, gd_run_stats& stats, uint8_t* core) {

@@ -5,38 +5,24 @@
 #include <cmath>
 #include <limits>
 
+#include "bounds.hpp"
 #include "radix_sort.hpp"
 
 namespace gd {
 
 namespace {
 
-struct Box {
-  double xmin = std::numeric_limits<double>::infinity();
-  double ymin = std::numeric_limits<double>::infinity();
-  double xmax = -std::numeric_limits<double>::infinity();
-  double ymax = -std::numeric_limits<double>::infinity();
-};
+using Box = Bounds;
 
 Box bounding_box(const PointsView& pts, ThreadTeam& team) {
-  std::vector<Box> part(team.size());
+  std::vector<Box> part(team.size(), empty_bounds());
   team.for_static(pts.n, [&](int t, size_t begin, size_t end) {
-    Box b;
-    for (size_t i = begin; i < end; ++i) {
-      b.xmin = std::min(b.xmin, pts.x[i]);
-      b.xmax = std::max(b.xmax, pts.x[i]);
-      b.ymin = std::min(b.ymin, pts.y[i]);
-      b.ymax = std::max(b.ymax, pts.y[i]);
-    }
+    Box b = empty_bounds();
+    for (size_t i = begin; i < end; ++i) extend(b, pts.x[i], pts.y[i]);
     part[t] = b;
   });
-  Box all;
-  for (const Box& b : part) {
-    all.xmin = std::min(all.xmin, b.xmin);
-    all.xmax = std::max(all.xmax, b.xmax);
-    all.ymin = std::min(all.ymin, b.ymin);
-    all.ymax = std::max(all.ymax, b.ymax);
-  }
+  Box all = empty_bounds();
+  for (const Box& b : part) all = merge(all, b);
   return all;
 }
 

@@ -44,7 +44,7 @@ struct GridGeometry {
 // never below 2^-500 so that the cell side is positive and the cell
 // coordinates stay finite when eps is 0 or tiny.  within(p, q) bounds
 // |fl(dx)| by eps through its distance test, or |dx| by 2^-500 where dx*dx
-// underflows (backend.hpp), so |dx| <= reach * (1 + 2^-52).
+// underflows (rules/neighbour.hpp), so |dx| <= reach * (1 + 2^-52).
 double neighbour_reach(double eps);
 
 // Points sorted by cell (row order within a cell), with the non-empty cells.
@@ -59,10 +59,9 @@ struct Grid {
   uint32_t ncells() const { return static_cast<uint32_t>(cells.size()); }
 };
 
-// The bounding box of the points of cell c.
-struct CellBox {
-  double x0, y0, x1, y1;
-};
+// The bounding box of the points of cell c (rules/neighbour.hpp bounds the
+// relation over it).
+using CellBox = Box2;
 
 inline CellBox cell_box(const Grid& grid, uint32_t c) {
   const double* xs = grid.xs.data();

@@ -47,14 +47,7 @@ class WorkPoller {
 void mark_core_points(const Grid& grid, double eps, int64_t minpoints, std::vector<uint8_t>& flags,
                       ThreadTeam& team, uint32_t* counts = nullptr);
 
-// How core points are joined (cpu_union.cpp).  kDbscan (minpoints >= 2):
-// core p joins core q < p (point indexes) when within(p, q), and each core
-// point joins its first claimer; kSingle (minpoints 0 or 1, PostGIS's
-// union_dbscan_minpoints_1): p and q join when within(p, q) or within(q, p).
-enum class Linkage { kDbscan, kSingle };
-inline Linkage linkage_for(int64_t minpoints) {
-  return minpoints <= 1 ? Linkage::kSingle : Linkage::kDbscan;
-}
+// How core points are joined: Linkage and pair_join (rules/dbscan_rules.hpp).
 
 // Unions the core points as the linkage says (dense cells wholesale).
 // claimed_one_way, when given, is set when a pair seen one way only was

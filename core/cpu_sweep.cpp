@@ -15,8 +15,8 @@
 //     the smallest such claimer, and a suffix minimum gives every level.
 //
 // That holds where the neighbour relation is symmetric.  PostGIS's is not
-// always (backend.hpp: p's box is rounded at p), and then a core point may
-// hang on its first claimer through a pair that only the earlier row sees,
+// always (rules/neighbour.hpp: p's box is rounded at p), and then a core
+// point may hang on its first claimer through a pair that only the earlier row sees,
 // which a new core point of a lower level can take over: the clusters of a
 // lower level need not contain those of a higher one.  So when the scan
 // meets a pair of points that are core at some level and see each other one
@@ -27,12 +27,12 @@
 // either point sees the other) is always clustered on its own.
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <utility>
 
 #include "cpu_phases.hpp"
+#include "stopwatch.hpp"
 #include "cpu_window.hpp"
 #include "sweep.hpp"
 
@@ -41,13 +41,6 @@ namespace gd {
 namespace {
 
 using Depth = uint16_t;
-
-double lap(std::chrono::steady_clock::time_point& last) {
-  auto now = std::chrono::steady_clock::now();
-  double s = std::chrono::duration<double>(now - last).count();
-  last = now;
-  return s;
-}
 
 // depth[p] = #{k : levels[k] <= counts[p]}.
 std::vector<Depth> point_depths(const std::vector<uint32_t>& counts,
@@ -84,6 +77,7 @@ CellDepths cell_depths(const Grid& grid, double eps, const std::vector<Depth>& d
   const uint32_t ncells = grid.ncells();
   const uint32_t* perm = grid.perm.data();
   const Depth* d = depth.data();
+  const double t = eps_threshold(eps);
   CellDepths cd;
   cd.charge = MemoryCharge(static_cast<int64_t>(ncells) * (1 + sizeof(CellBox) + 8) +
                                static_cast<int64_t>(grid.xs.size()) * sizeof(DepthMin),
@@ -98,9 +92,7 @@ CellDepths cell_depths(const Grid& grid, double eps, const std::vector<Depth>& d
       const uint32_t b = grid.start[c], e = grid.start[c + 1];
       const CellBox box = cell_box(grid, static_cast<uint32_t>(c));
       cd.box[c] = box;
-      if (!(within(box.x0, box.y0, box.x1, box.y1, eps) &&
-            within(box.x1, box.y1, box.x0, box.y0, eps)))
-        continue;
+      if (!pairwise_neighbours(box, eps, t)) continue;
       cd.small[c] = 1;
       uint32_t hub = b;
       for (uint32_t q = b + 1; q < e; ++q)
@@ -123,15 +115,9 @@ CellDepths cell_depths(const Grid& grid, double eps, const std::vector<Depth>& d
 }
 
 // Every point of the box sees (px, py) and is seen by it (within() both
-// ways): every operation of within() is monotone, so the farthest corner's
-// offsets bound every point's, and the query boxes are tested at the box's
-// edges.
-bool sees_whole_box(double px, double py, const CellBox& b, double eps) {
-  const double dx = std::max(std::fabs(b.x0 - px), std::fabs(b.x1 - px));
-  const double dy = std::max(std::fabs(b.y0 - py), std::fabs(b.y1 - py));
-  return b.x0 >= px - eps && b.x1 <= px + eps && b.y0 >= py - eps && b.y1 <= py + eps &&
-         px >= b.x1 - eps && px <= b.x0 + eps && py >= b.y1 - eps && py <= b.y0 + eps &&
-         std::sqrt(dx * dx + dy * dy) <= eps;
+// ways; the bounds of rules/neighbour.hpp).
+bool sees_whole_box(double px, double py, const CellBox& b, double eps, double t) {
+  return sees_all_in(px, py, b, eps, t) && seen_by_all_in(px, py, b, eps, t);
 }
 
 // Edges between core points that first appear below the largest level:
@@ -176,6 +162,7 @@ LevelEdges scan_levels(const Grid& grid, double eps, const std::vector<Depth>& d
   const uint32_t* perm = grid.perm.data();
   const Depth* d = depth.data();
   const Depth top = static_cast<Depth>(nlevels);
+  const double t = eps_threshold(eps);
   const size_t grain = cell_grain(grid, team);
   LevelEdges edges((grid.cells.size() + grain - 1) / grain, std::vector<EdgeList>(nlevels));
 
@@ -204,7 +191,7 @@ LevelEdges scan_levels(const Grid& grid, double eps, const std::vector<Depth>& d
           for (uint32_t n = col.begin; n < col.end; ++n) {
             const uint32_t nb = grid.start[n], ne = grid.start[n + 1];
             const bool own = n == c;
-            if (own ? small : cd.small[n] && sees_whole_box(px, py, cd.box[n], eps)) {
+            if (own ? small : cd.small[n] && sees_whole_box(px, py, cd.box[n], eps, t)) {
               // p and the cell's points see each other: no test; claimers by
               // depth, and one edge, to the cell's hub
               const DepthMin* en = cd.entries.data() + nb;
@@ -301,11 +288,11 @@ void sweep_levels(const PointsView& pts, double eps, const std::vector<int64_t>&
   uint32_t* const* best = all_best + first;
   const size_t nlevels = levels.size();
   ThreadTeam team(resolve_threads(params, pts.n), cancel);
-  auto watch = std::chrono::steady_clock::now();
+  Stopwatch watch;
 
   Grid grid = build_grid(pts, eps, team);
   stats.cells = grid.ncells();
-  stats.t_sort += lap(watch);
+  stats.t_sort += watch.lap();
 
   // Counts capped at the largest level, whose core flags they also give.
   std::vector<uint8_t> flags;
@@ -313,7 +300,7 @@ void sweep_levels(const PointsView& pts, double eps, const std::vector<int64_t>&
   mark_core_points(grid, eps, levels.back(), flags, team, counts.data());
   const std::vector<Depth> depth = point_depths(counts, levels, team);
   std::vector<uint32_t>().swap(counts);
-  stats.t_core += lap(watch);
+  stats.t_core += watch.lap();
 
   std::atomic<bool> one_way{false};
   LevelEdges edges = scan_levels(grid, eps, depth, nlevels, best, one_way, team);
@@ -325,13 +312,13 @@ void sweep_levels(const PointsView& pts, double eps, const std::vector<int64_t>&
         bytes += static_cast<int64_t>(list.capacity() * sizeof(list[0]) + sizeof(list));
     edge_charge.add(bytes, "the sweep's edges");
   }
-  stats.t_label += lap(watch);
+  stats.t_label += watch.lap();
 
   AtomicUnionFind uf(pts.n);
   if (!one_way.load())
     union_core_points(grid, eps, flags, uf, team, linkage_for(levels.back()), &one_way);
   std::vector<uint8_t>().swap(flags);
-  stats.t_union += lap(watch);
+  stats.t_union += watch.lap();
   if (one_way.load()) {
     LevelEdges().swap(edges);
     cluster_each_level(pts, all_levels, params, cancel, first, last, emit, stats);
@@ -342,19 +329,18 @@ void sweep_levels(const PointsView& pts, double eps, const std::vector<int64_t>&
   const uint32_t* perm = grid.perm.data();
   for (size_t k = nlevels; k-- > 0;) {
     union_level(edges, k, uf, team);
-    stats.t_union += lap(watch);
+    stats.t_union += watch.lap();
 
     const uint32_t* bk = best[k];
+    auto find = [&uf](uint32_t i) { return uf.find(i); };
     team.for_static(pts.n, [&](int, size_t begin, size_t end) {
       for (size_t p = begin; p < end; ++p) {
-        uint32_t r = depth[p] > k          ? uf.find(static_cast<uint32_t>(p))
-                     : bk[p] != kNoise     ? uf.find(bk[p])
-                                           : kNoise;
-        rep[perm[p]] = r;
+        const bool core = depth[p] > k;  // bk[p] is written only where p is not core
+        rep[perm[p]] = representative(core, static_cast<uint32_t>(p), core ? kNoise : bk[p], find);
       }
     });
     emit(k + first, rep.data());
-    stats.t_label += lap(watch);
+    stats.t_label += watch.lap();
   }
 }
 

@@ -1,5 +1,6 @@
-// cpu_union.cpp — connecting core points, with PostGIS's rules for the
-// one-sided neighbour relation within(p, q) (backend.hpp).
+// cpu_union.cpp — connecting core points on the 2D grid, by the rules of
+// rules/dbscan_rules.hpp (pair_join) for the one-sided neighbour relation
+// within(p, q) of rules/neighbour.hpp.
 //
 // PostGIS (union_dbscan_general) visits rows in order; a core point p unions
 // with each q it finds that is core and already visited (q < p), or that no
@@ -41,24 +42,19 @@ class CoreJoiner {
  public:
   CoreJoiner(const Grid& grid, const uint8_t* flags, double eps, Linkage linkage,
              AtomicUnionFind& uf, std::atomic<bool>* claimed_one_way)
-      : grid_(grid), flags_(flags), eps_(eps), single_(linkage == Linkage::kSingle), uf_(uf),
+      : grid_(grid), flags_(flags), eps_(eps), linkage_(linkage), uf_(uf),
         claimed_one_way_(claimed_one_way) {}
 
   // a and b (sorted positions) with rel = within_each_way(a, b) != 0.
   // Returns true when a and b are now known to be in one set.
   bool operator()(uint32_t a, uint32_t b, unsigned rel) {
-    if (rel == 3 || single_) {
+    // Both ways (the common case) needs no row order.
+    const bool a_later = rel != 3u && grid_.perm[a] > grid_.perm[b];
+    if (pair_join(rel, a_later, linkage_) == PairJoin::kUnite) {
       uf_.unite(a, b);
       return true;
     }
-    // One way only.
-    const bool a_later = grid_.perm[a] > grid_.perm[b];
-    if (rel == (a_later ? 1u : 2u)) {  // the later row sees the earlier one
-      uf_.unite(a, b);
-      return true;
-    }
-    // Only the earlier row sees the later one, which therefore has a first
-    // claimer (the earlier row or one before it): that is its edge.
+    // kViaClaimer: the later point's edge is its first claimer.
     const uint32_t later = a_later ? a : b;
     if (claimed_one_way_) claimed_one_way_->store(true, std::memory_order_relaxed);
     uf_.unite(later, first_claimer(grid_, flags_, eps_, later));
@@ -69,7 +65,7 @@ class CoreJoiner {
   const Grid& grid_;
   const uint8_t* flags_;
   double eps_;
-  bool single_;
+  Linkage linkage_;
   AtomicUnionFind& uf_;
   std::atomic<bool>* claimed_one_way_;
 };

@@ -13,7 +13,7 @@
  *     [py - eps, py + eps] (bounds rounded in double, inclusive) and
  *     sqrt(dx*dx + dy*dy) <= eps in IEEE double (no fused multiply-add);
  *     a point finds itself; at the last bit p may find q but not the
- *     reverse (backend.hpp, within());
+ *     reverse (core/rules/neighbour.hpp, within());
  *   - core: finds at least minpoints points; two core points are joined
  *     when the later row finds the earlier one, and every point joins its
  *     first claimer (the smallest-row core point that finds it); a border
@@ -279,6 +279,14 @@ gd_status	gd_neighbour_pairs_nd(const double *coords, int dims,
 								  const uint8_t *row_kind, int64_t nrows,
 								  double eps, const gd_params *params,
 								  gd_pair_list *out, gd_error *err);
+
+/*
+ * The distance half of the 2D neighbour test, sqrt(dx*dx + dy*dy) <= eps in
+ * IEEE double (no fused multiply-add), symmetric: 1 or 0.  The query-box
+ * half is the caller's (for non-point rows it is PostGIS's envelope test).
+ * The one definition is core/rules/neighbour.hpp; never fails.
+ */
+int			gd_within_distance(double px, double py, double qx, double qy, double eps);
 
 /* GPU availability: 1 when a CUDA device can be used, else 0 and a reason. */
 int			gd_gpu_available(int device, gd_error *why);

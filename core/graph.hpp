@@ -22,7 +22,7 @@ void candidate_pairs(const gd_box* boxes, const uint8_t* row_kind, int64_t nrows
 // given, says per edge which end sees the other (GD_EDGE_I_SEES_J,
 // GD_EDGE_J_SEES_I, GD_EDGE_BOTH): the relation is then one-sided as
 // PostGIS's query boxes make it, and the rules are the point path's
-// (backend.hpp, cpu_union.cpp): core by the row's own view (itself
+// (rules/dbscan_rules.hpp, run by rules/relation_dbscan.hpp): core by the row's own view (itself
 // included); core rows joined by the later row's view; every row joined to
 // its first claimer, the smallest-row core that sees it; a non-core row takes
 // its first claimer's cluster, else is noise; minpoints <= 1: either

@@ -44,7 +44,7 @@ struct Scan {
   int k1, k2;
 };
 
-GD_HOST_DEVICE inline Scan choose_scan(const uint32_t* lo, const uint32_t* hi, uint32_t n,
+GD_HD inline Scan choose_scan(const uint32_t* lo, const uint32_t* hi, uint32_t n,
                                       const uint8_t* dims, int s, uint32_t p) {
   uint32_t w1 = 0xffffffffu, w2 = 0xffffffffu;
   int k1 = dims[0], k2 = dims[0];
@@ -128,7 +128,7 @@ namespace inscy {
 
 // The neighbour test of inscy.hpp's header comment over the s dims of a
 // subspace (xp, xq: the two points' rows).
-GD_HOST_DEVICE inline bool near_in(const double* xp, const double* xq, const uint8_t* dims, int s,
+GD_HD inline bool near_in(const double* xp, const double* xq, const uint8_t* dims, int s,
                                    double t) {
   double sum = 0;
   for (int i = 0; i < s; ++i) {
@@ -142,7 +142,7 @@ GD_HOST_DEVICE inline bool near_in(const double* xp, const double* xq, const uin
 // One term alone: false only when q is no neighbour of p in any subspace
 // holding dim k (the sum is never below any of its terms: rounding is
 // monotone and the terms are >= 0).
-GD_HOST_DEVICE inline bool near_on(const double* xp, const double* xq, int k, double t) {
+GD_HD inline bool near_on(const double* xp, const double* xq, int k, double t) {
   const double diff = xp[k] - xq[k];
   return diff * diff <= t;
 }

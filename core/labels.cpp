@@ -1,21 +1,16 @@
-// labels.cpp — the one place where cluster ids are numbered, for both back
-// ends: ids 0..k-1 in the order of each cluster's first row.
-#include <limits>
+// labels.cpp — per-point representatives to per-row ids, for both back
+// ends, by the one numbering of rules/ids.hpp (ids 0..k-1 in the order of
+// each cluster's first row), with EMPTY and NULL rows in their places.
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "backend.hpp"
+#include "rules/ids.hpp"
 
 namespace gd {
 
 namespace {
-
-int32_t next_id(int32_t& count) {
-  if (count == std::numeric_limits<int32_t>::max())
-    throw Error(GD_ERR_INVALID, "more clusters than int32 ids can number");
-  return count++;
-}
 
 // Representatives that are already ranks (the k-th cluster to appear in row
 // order holds k; the GPU back end gives them) are their ids, when no EMPTY row
@@ -57,9 +52,10 @@ void assign_ids(const uint8_t* row_kind, int64_t nrows, const uint32_t* rep, int
   for (int64_t r = 0; r < nrows; ++r)
     npoints += row_kind[r] == GD_ROW_POINT || row_kind[r] == GD_ROW_OTHER;
 
-  std::vector<int32_t> id_of_rep(static_cast<size_t>(npoints), GD_NOISE);
-  std::unordered_map<uint32_t, int32_t> id_of_other_rep;
-  int32_t count = 0;
+  // The id slots of the representatives (rules/ids.hpp).
+  std::vector<uint32_t> id_of_rep(static_cast<size_t>(npoints), kNoise);
+  std::unordered_map<uint32_t, uint32_t> id_of_other_rep;
+  FirstRowIds ids;
   int64_t p = 0;
   for (int64_t r = 0; r < nrows; ++r) {
     switch (row_kind[r]) {
@@ -69,18 +65,15 @@ void assign_ids(const uint8_t* row_kind, int64_t nrows, const uint32_t* rep, int
         if (v == kNoise) {
           cluster_ids[r] = GD_NOISE;
         } else if (v < npoints) {
-          int32_t& id = id_of_rep[v];
-          if (id == GD_NOISE) id = next_id(count);
-          cluster_ids[r] = id;
+          cluster_ids[r] = static_cast<int32_t>(ids.id(id_of_rep[v]));
         } else {
-          auto it = id_of_other_rep.find(v);
-          if (it == id_of_other_rep.end()) it = id_of_other_rep.emplace(v, next_id(count)).first;
-          cluster_ids[r] = it->second;
+          auto it = id_of_other_rep.try_emplace(v, kNoise).first;
+          cluster_ids[r] = static_cast<int32_t>(ids.id(it->second));
         }
         break;
       }
       case GD_ROW_EMPTY:
-        cluster_ids[r] = minpoints <= 1 ? next_id(count) : GD_NOISE;
+        cluster_ids[r] = minpoints <= 1 ? static_cast<int32_t>(ids.next()) : GD_NOISE;
         break;
       case GD_ROW_NULL:
         cluster_ids[r] = GD_NOISE;

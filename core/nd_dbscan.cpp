@@ -10,9 +10,9 @@
 // pair" at once; other cells join their core points pair by pair, skipping
 // pairs already in one set.
 #include <algorithm>
-#include <chrono>
 
 #include "cpu_phases.hpp"
+#include "stopwatch.hpp"
 #include "nd_points.hpp"
 #include "union_find.hpp"
 
@@ -37,7 +37,7 @@ class NdStages {
 
   // flags_[i] for every sorted point: kCore or 0; small_ and boxes_ per cell.
   void mark_core(int64_t minpoints) {
-    const int64_t need = std::max<int64_t>(minpoints, 1);
+    const int64_t need = core_need(minpoints);
     small_.assign(ncells_, 0);
     boxes_.resize(ncells_ * 2 * D);
     flags_.assign(g_.perm.size(), 0);
@@ -56,20 +56,20 @@ class NdStages {
       const int64_t own = small ? e - b : 0;  // counted without a test
       for (uint32_t p = b; p < e; ++p) {
         const double* pp = g_.point(p);
-        int64_t found = own;
+        CoreCount found(minpoints, own);  // rules/dbscan_rules.hpp: stops at need
         size_t visited = 0;
-        for (int r = 0; r < nrows && found < need; ++r) {
+        for (int r = 0; r < nrows && !found.core(); ++r) {
           for (uint32_t q = rows[r].begin; q < rows[r].end; ++q) {
             if (small && q == b) {
               q = e - 1;
               continue;
             }
-            if (within_eps_d<D>(pp, g_.point(q), eps_) && ++found >= need) break;
+            if (within_eps_d<D>(pp, g_.point(q), eps_) && found.add()) break;
           }
           visited += rows[r].end - rows[r].begin;
         }
         poller.add(visited);
-        if (found >= need) flags_[p] = kCore;
+        if (found.core()) flags_[p] = kCore;
       }
     });
   }
@@ -111,12 +111,13 @@ class NdStages {
   // root of its core neighbour with the smallest point index; else kNoise.
   void borders(const AtomicUnionFind& uf, uint32_t* rep) {
     const uint32_t* perm = g_.perm.data();
+    auto find = [&uf](uint32_t i) { return uf.find(i); };
     for_each_cell([&](uint32_t c, NdWindow& window, WorkPoller& poller) {
       PointRange rows[NdWindow::kMaxRanges];
       int nrows = -1;
       for (uint32_t p = g_.start[c]; p < g_.start[c + 1]; ++p) {
         if (flags_[p] & kCore) {
-          rep[perm[p]] = uf.find(p);
+          rep[perm[p]] = representative(true, p, kNoise, find);
           continue;
         }
         if (nrows < 0) nrows = window.points_at(c, rows);
@@ -133,7 +134,7 @@ class NdStages {
           }
           work += rows[r].end - rows[r].begin;
         }
-        rep[perm[p]] = best_index == kNoise ? kNoise : uf.find(best);
+        rep[perm[p]] = representative(false, p, best_index == kNoise ? kNoise : best, find);
         poller.add(work);
       }
     });
@@ -241,13 +242,6 @@ class NdStages {
   std::vector<uint8_t> flags_;        // per sorted point: kCore or 0
 };
 
-double lap(std::chrono::steady_clock::time_point& last) {
-  auto now = std::chrono::steady_clock::now();
-  double s = std::chrono::duration<double>(now - last).count();
-  last = now;
-  return s;
-}
-
 }  // namespace
 
 void nd_cluster(const NdPointsView& pts, const gd_params& params, const CancelToken& cancel,
@@ -256,27 +250,27 @@ void nd_cluster(const NdPointsView& pts, const gd_params& params, const CancelTo
   stats.points = pts.n;
   if (pts.n == 0) return;
   ThreadTeam team(resolve_threads(params, pts.n), cancel);
-  auto last = std::chrono::steady_clock::now();
+  Stopwatch watch;
 
   // Coarse cells, or fine ones where the coarse cells hold many points.
   NdGrid grid = build_nd_grid(pts, params.eps, false, team);
   if (pts.dims <= 3 && pts.n >= kFineOccupancy * static_cast<double>(grid.ncells()))
     grid = build_nd_grid(pts, params.eps, true, team);
   stats.cells = grid.ncells();
-  stats.t_sort += lap(last);
+  stats.t_sort += watch.lap();
 
   dispatch_dims(pts.dims, [&](auto dims) {
     NdStages<decltype(dims)::value> stages(grid, params.eps, team);
     stages.mark_core(params.minpoints);
-    stats.t_core += lap(last);
+    stats.t_core += watch.lap();
 
     AtomicUnionFind uf(pts.n);
     for (uint32_t i = 0; i < pts.n; ++i) uf.init(i, i);
     stages.unite(uf);
-    stats.t_union += lap(last);
+    stats.t_union += watch.lap();
 
     stages.borders(uf, rep);
-    stats.t_label += lap(last);
+    stats.t_label += watch.lap();
   });
 }
 

@@ -1,11 +1,11 @@
 // nd_points.hpp — DBSCAN over points of 2 to 8 dimensions (POINT Z, float8[]
 // rows, geography as unit-sphere xyz): the predicate, the grid, the stages.
 //
-// The rules and ids are those of the 2D path (backend.hpp, labels.cpp); only
+// The rules and ids are those of every path (rules/dbscan_rules.hpp, rules/ids.hpp); only
 // the neighbour test has more axes: q is a neighbour of p when
 // |q_k - p_k| <= eps on every axis k and sqrt(d_0*d_0 + d_1*d_1 + ...) <= eps,
 // the squares summed in axis order, in IEEE double with no fused
-// multiply-add.  The relation is symmetric; the 2D path (backend.hpp) uses
+// multiply-add.  The relation is symmetric; the 2D path (rules/neighbour.hpp) uses
 // PostGIS's rounded query box instead of |q_k - p_k| <= eps, which differs
 // only where the box rounds across a point (gd_cluster_points_nd sends two
 // axes to the 2D path).
@@ -39,19 +39,7 @@ struct NdPointsView {
   uint32_t n;
 };
 
-// The n-D neighbour predicate for D axes (see the file comment).  Every
-// operation is monotone in each |q_k - p_k|, so if the two corners of a box
-// pass, every pair of points inside the box passes.
-template <int D>
-inline bool within_eps_d(const double* p, const double* q, double eps) {
-  double s = 0;
-  for (int k = 0; k < D; ++k) {
-    double d = q[k] - p[k];
-    if (!(std::fabs(d) <= eps)) return false;
-    s += d * d;
-  }
-  return std::sqrt(s) <= eps;
-}
+// The n-D neighbour predicate, within_eps_d<D>: rules/neighbour.hpp.
 
 // Calls fn(std::integral_constant<int, D>{}) for D = dims (2..8).
 template <class Fn>

@@ -1,10 +1,17 @@
-// union_find.hpp — lock-free union-find over point indexes.
+// union_find.hpp — the host back end's one union-find (the device's is
+// cuda/union_find.cuh, the same invariant): lock-free, over point indexes.
 //
 // Parents only ever decrease: a root is linked under a smaller root with a
 // compare-and-swap, and find() halves paths with compare-and-swaps that can
-// only replace a parent by an ancestor.  Any number of threads may call
-// find() and unite() at once; after they are joined, find(i) == find(j)
-// exactly when i and j were connected by some unite().
+// only replace a parent by an ancestor, so a set's root is its smallest
+// member.  Any number of threads may call find() and unite() at once; after
+// they are joined, find(i) == find(j) exactly when i and j were connected by
+// some unite().
+//
+// UnionFindRef works over storage it is given; AtomicUnionFind owns its
+// storage and charges it to the memory ledger; LocalUnionFind is the same
+// code over plain slots, for one thread (the small partitions of
+// cpu_small.cpp, on a stack array).
 #pragma once
 
 #include <atomic>
@@ -16,12 +23,32 @@
 
 namespace gd {
 
-class AtomicUnionFind {
+// One thread's slot: the operations of std::atomic<uint32_t> that the
+// union-find uses, as plain loads and stores (the small path: one thread,
+// no lock prefix on a handful of points).
+struct LocalSlot {
+  uint32_t v;
+  uint32_t load(std::memory_order) const { return v; }
+  void store(uint32_t x, std::memory_order) { v = x; }
+  bool compare_exchange_weak(uint32_t& expected, uint32_t x, std::memory_order) {
+    return compare_exchange_strong(expected, x, std::memory_order_relaxed);
+  }
+  bool compare_exchange_strong(uint32_t& expected, uint32_t x, std::memory_order) {
+    if (v != expected) {
+      expected = v;
+      return false;
+    }
+    v = x;
+    return true;
+  }
+};
+
+// The union-find over slots of type Slot (std::atomic<uint32_t>: any number
+// of threads; LocalSlot: one).
+template <class Slot>
+class BasicUnionFind {
  public:
-  explicit AtomicUnionFind(uint32_t n)
-      : charge_(static_cast<int64_t>(n) * 4, "the union-find"),
-        parent_(new std::atomic<uint32_t>[n]),
-        n_(n) {}
+  BasicUnionFind(Slot* parent, uint32_t n) : parent_(parent), n_(n) {}
 
   uint32_t size() const { return n_; }
 
@@ -54,9 +81,30 @@ class AtomicUnionFind {
   }
 
  private:
-  MemoryCharge charge_;  // memory_ledger.hpp
-  std::unique_ptr<std::atomic<uint32_t>[]> parent_;
+  Slot* parent_;
   uint32_t n_;
+};
+
+using UnionFindRef = BasicUnionFind<std::atomic<uint32_t>>;
+using LocalUnionFind = BasicUnionFind<LocalSlot>;
+
+namespace detail {
+// The owned storage, built before the UnionFindRef that points into it.
+struct UnionFindStorage {
+  explicit UnionFindStorage(uint32_t n)
+      : charge(static_cast<int64_t>(n) * 4, "the union-find"),
+        parent(new std::atomic<uint32_t>[n]) {}
+  MemoryCharge charge;  // memory_ledger.hpp
+  std::unique_ptr<std::atomic<uint32_t>[]> parent;
+};
+}  // namespace detail
+
+class AtomicUnionFind : private detail::UnionFindStorage, public UnionFindRef {
+ public:
+  explicit AtomicUnionFind(uint32_t n)
+      : detail::UnionFindStorage(n), UnionFindRef(parent.get(), n) {}
+  AtomicUnionFind(const AtomicUnionFind&) = delete;
+  AtomicUnionFind& operator=(const AtomicUnionFind&) = delete;
 };
 
 }  // namespace gd

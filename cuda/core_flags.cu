@@ -28,30 +28,31 @@ __global__ void core_kernel(GridView g, int64_t minpoints, Batch batch, const vo
     return;
   }
   double px = g.p[i].x, py = g.p[i].y;
-  int64_t count = 0;
+  CoreCount count(minpoints);  // rules/dbscan_rules.hpp: stops at minpoints
   // The own cell first, then the rows from the middle out (offsets 0, -1,
   // +1, -2, +2, the own cell skipped): the count reaches minpoints sooner (it
   // only decides core or not).
-  for (int k = 0; k < 6 && count < minpoints; ++k) {
+  for (int k = 0; k < 6 && !count.core(); ++k) {
     int a = 2 + ((k & 1) ? (k >> 1) : -(k >> 1));
     CellRange r = k == 0 ? CellRange{c, c + 1} : g.rows[static_cast<uint64_t>(c) * 5 + a];
-    for (uint32_t d = r.lo; d < r.hi && count < minpoints; ++d) {
+    for (uint32_t d = r.lo; d < r.hi && !count.core(); ++d) {
       if (k != 0 && d == c) continue;
       Box b = g.box[d];
       if (!sees_any_in(px, py, b, g.eps, g.t)) continue;
       uint32_t j0 = g.start[d], j1 = g.start[d + 1];
       if (sees_all_in(px, py, b, g.eps, g.t)) {
-        count += j1 - j0;
+        count.add(j1 - j0);
         continue;
       }
       for (uint32_t j = j0; j < j1; ++j) {
         double2 q = g.p[j];
-        if (sees(px, py, q.x, q.y, g.eps, g.t) && ++count >= minpoints) break;
+        if (sees(px, py, q.x, q.y, g.eps, g.t) && count.add()) break;
       }
     }
   }
-  if (core != nullptr) core[i] = count >= minpoints ? 1 : 0;
-  if (counts != nullptr) counts[i] = static_cast<uint32_t>(count < minpoints ? count : minpoints);
+  if (core != nullptr) core[i] = count.core() ? 1 : 0;
+  if (counts != nullptr)
+    counts[i] = static_cast<uint32_t>(count.found < minpoints ? count.found : minpoints);
 }
 
 void launch_core(RunContext& ctx, const GridView& g, int64_t minpoints, uint32_t nbatches,

@@ -13,6 +13,8 @@
 
 #include "backend.hpp"
 
+#include "stopwatch.hpp"
+
 namespace gd {
 namespace cuda {
 
@@ -195,20 +197,7 @@ class RunContext {
   bool keep_pool_ = false;
 };
 
-// Seconds since the previous lap; for the per-phase times in gd_run_stats.
-class Stopwatch {
- public:
-  Stopwatch() : t0_(std::chrono::steady_clock::now()) {}
-  double lap() {
-    auto t = std::chrono::steady_clock::now();
-    double s = std::chrono::duration<double>(t - t0_).count();
-    t0_ = t;
-    return s;
-  }
-
- private:
-  std::chrono::steady_clock::time_point t0_;
-};
+using Stopwatch = gd::Stopwatch;  // stopwatch.hpp
 
 constexpr unsigned kBlock = 256;
 

@@ -81,22 +81,6 @@ GridGeometry plan_geometry(const Bounds& b, double eps) {
 
 }  // namespace
 
-double eps_threshold(double eps) {
-  constexpr double inf = __builtin_huge_val();
-  if (std::isinf(eps)) return inf;
-  auto passes = [eps](double s) { return std::sqrt(s) <= eps; };
-  double t = eps * eps;  // within an ulp or two of the answer (inf past 1.3e154)
-  for (int k = 0; k < 64 && !passes(t); ++k) t = std::nextafter(t, -inf);
-  for (int k = 0; k < 64; ++k) {
-    double up = std::nextafter(t, inf);
-    if (!passes(up)) break;
-    t = up;
-  }
-  if (!passes(t) || passes(std::nextafter(t, inf)))
-    throw Error(GD_ERR_INTERNAL, "no exact neighbour threshold for eps " + std::to_string(eps));
-  return t;
-}
-
 namespace {
 
 __device__ __forceinline__ uint64_t cell_coord(double h, double hmin, double sh, uint64_t maxi) {
@@ -191,10 +175,7 @@ __global__ void cell_info_kernel(const uint64_t* __restrict__ cell_key,
   if (c >= ncells) return;
   int64_t cnt = static_cast<int64_t>(start[c + 1]) - start[c];
   Box b = box[c];
-  dense[c] = (cnt >= minpoints && sees(b.x0, b.y0, b.x1, b.y1, eps, t) &&
-              sees(b.x1, b.y1, b.x0, b.y0, eps, t))
-                 ? 1
-                 : 0;
+  dense[c] = cnt >= minpoints && pairwise_neighbours(b, eps, t) ? 1 : 0;
   uint64_t key = cell_key[c];
   int64_t ix = static_cast<int64_t>(key >> g.bits_y);
   uint64_t iy = key & ((uint64_t{1} << g.bits_y) - 1);

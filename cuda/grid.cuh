@@ -8,31 +8,18 @@
 // floor((x - xmin) / s), so two points within eps of each other land at most
 // two cells apart on each axis.
 //
-// The neighbour relation is PostGIS's, one-sided: p (the point whose
-// neighbours are searched) sees q when q lies in p's search box
-//     fl(px - eps) <= qx <= fl(px + eps),  fl(py - eps) <= qy <= fl(py + eps)
-// (inclusive, each bound a rounded sum) and sqrt(fl(dx*dx + dy*dy)) <= eps,
-// dx = qx - px, with correctly rounded operations and no FMA.  The box part
-// is not symmetric at the ulp level (p = -1e-20 sees q = 1 at eps 1, q does
-// not see p); the distance part is, since fl(a - b) = -fl(b - a).
-// Correctly rounded sqrt is monotone, so the sums s that pass the last test
-// are exactly {s <= t} for one double t, found once on the host
-// (eps_threshold in grid.cu): the kernels test fl(dx*dx + dy*dy) <= t, bit
-// for bit the same answer without a sqrt.
-//
-// The exact pruning helpers below rely on monotonicity: the search box's
-// bounds grow with px, and the distance grows with |qx - px|, |qy - py|.  So
-// over the points of a box B (a cell's actual bounding box) the predicate
-// can be bounded without a distance test, with the same answer bit for bit:
-//   sees_any_in(p, B) false  -> p sees no point of B;
-//   sees_all_in(p, B) true   -> p sees every point of B;
-//   seen_by_any_in(p, B) false -> no point of B sees p;
-//   seen_by_all_in(p, B) true  -> every point of B sees p.
+// The neighbour relation (PostGIS's, one-sided), its square-root-free form
+// (fl(dx*dx + dy*dy) <= t, t = eps_threshold(eps)) and the exact bounds over
+// a cell's box that let the kernels skip or take whole cells (sees_any_in,
+// sees_all_in, seen_by_any_in, seen_by_all_in) are the CPU's, from one
+// header: core/rules/neighbour.hpp.
 #pragma once
 
 #include <cstdint>
 
 #include "backend.hpp"
+#include "bounds.hpp"
+#include "rules/neighbour.hpp"
 #include "cuda_util.cuh"
 
 namespace gd {
@@ -40,9 +27,7 @@ namespace cuda {
 
 constexpr uint32_t kNone = UINT32_MAX;
 
-struct Box {
-  double x0, y0, x1, y1;
-};
+using Box = gd::Box2;
 
 // One half-open range of cells [lo, hi) in the sorted cell order: one row of
 // a cell's neighbourhood.
@@ -64,96 +49,6 @@ struct GridView {
   const uint8_t* dense;    // cell: count >= minpoints, its box's corners see each other
   const CellRange* rows;   // 5 per cell
 };
-
-// Rounded sums and products, each operation on its own whatever the compiler
-// flags (the intrinsics on the device; the build's -ffp-contract=off on the
-// host).
-__host__ __device__ __forceinline__ double add_rn(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
-__host__ __device__ __forceinline__ double sub_rn(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dsub_rn(a, b);
-#else
-  return a - b;
-#endif
-}
-__host__ __device__ __forceinline__ double mul_rn(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-
-// The distance part, symmetric in p and q: sqrt(fl(dx*dx + dy*dy)) <= eps.
-__host__ __device__ __forceinline__ bool dist_ok(double px, double py, double qx, double qy,
-                                                 double t) {
-  double dx = sub_rn(qx, px);
-  double dy = sub_rn(qy, py);
-  return add_rn(mul_rn(dx, dx), mul_rn(dy, dy)) <= t;
-}
-
-// p sees q: gd::within(p, q) of backend.hpp, its query box shared
-// (gd::in_query_box), its distance test as dist_ok, given t = eps_threshold(eps).
-__host__ __device__ __forceinline__ bool sees(double px, double py, double qx, double qy,
-                                              double eps, double t) {
-  return in_query_box(px, py, qx, qy, eps) && dist_ok(px, py, qx, qy, t);
-}
-
-// The largest double t with sqrt(t) <= eps (correctly rounded), so that
-// sees(..., t) is PostGIS's relation for every pair.  grid.cu.
-double eps_threshold(double eps);
-
-// p's distance to B's nearest point (a point of B, though maybe not one of
-// the data): a lower bound of the distance part over B.
-__device__ __forceinline__ bool near_corner_ok(double px, double py, const Box& b, double t) {
-  double cx = fmin(fmax(px, b.x0), b.x1);
-  double cy = fmin(fmax(py, b.y0), b.y1);
-  return dist_ok(px, py, cx, cy, t);
-}
-
-// p's distance to B's farthest corner (|fl(x - px)| is monotone in x, so the
-// farther end of each axis): an upper bound of the distance part over B.
-__device__ __forceinline__ bool far_corner_ok(double px, double py, const Box& b, double t) {
-  double fx = (fabs(sub_rn(b.x0, px)) >= fabs(sub_rn(b.x1, px))) ? b.x0 : b.x1;
-  double fy = (fabs(sub_rn(b.y0, py)) >= fabs(sub_rn(b.y1, py))) ? b.y0 : b.y1;
-  return dist_ok(px, py, fx, fy, t);
-}
-
-// False: p sees no point of B.  (Its search box misses B, or B's nearest
-// point is beyond eps.)
-__device__ __forceinline__ bool sees_any_in(double px, double py, const Box& b, double eps,
-                                            double t) {
-  return sub_rn(px, eps) <= b.x1 && b.x0 <= add_rn(px, eps) && sub_rn(py, eps) <= b.y1 &&
-         b.y0 <= add_rn(py, eps) && near_corner_ok(px, py, b, t);
-}
-
-// True: p sees every point of B.
-__device__ __forceinline__ bool sees_all_in(double px, double py, const Box& b, double eps,
-                                            double t) {
-  return sub_rn(px, eps) <= b.x0 && b.x1 <= add_rn(px, eps) && sub_rn(py, eps) <= b.y0 &&
-         b.y1 <= add_rn(py, eps) && far_corner_ok(px, py, b, t);
-}
-
-// False: no point r of B sees p.  (fl(rx - eps) >= fl(x0 - eps) and
-// fl(rx + eps) <= fl(x1 + eps) for every rx in [x0, x1].)
-__device__ __forceinline__ bool seen_by_any_in(double px, double py, const Box& b, double eps,
-                                               double t) {
-  return sub_rn(b.x0, eps) <= px && px <= add_rn(b.x1, eps) && sub_rn(b.y0, eps) <= py &&
-         py <= add_rn(b.y1, eps) && near_corner_ok(px, py, b, t);
-}
-
-// True: every point r of B sees p.
-__device__ __forceinline__ bool seen_by_all_in(double px, double py, const Box& b, double eps,
-                                               double t) {
-  return sub_rn(b.x1, eps) <= px && px <= add_rn(b.x0, eps) && sub_rn(b.y1, eps) <= py &&
-         py <= add_rn(b.y0, eps) && far_corner_ok(px, py, b, t);
-}
 
 // Batches of warps: warp w of the sorted points (32 consecutive points, which
 // share cells and so caches) belongs to batch w % nbatches, so every batch is
@@ -210,9 +105,7 @@ struct Grid {
   }
 };
 
-struct Bounds {
-  double xmin, xmax, ymin, ymax;
-};
+using Bounds = gd::Bounds;  // bounds.hpp
 
 // transfer.cu: copies x, y to the device (through the process's pinned
 // lanes, see there) and reduces their bounds.

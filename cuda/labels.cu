@@ -64,14 +64,11 @@ __global__ void final_kernel(GridView g, const uint8_t* __restrict__ core, uint3
                              uint32_t* __restrict__ rep) {
   uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= g.n) return;
-  uint32_t r;
-  if (core[i]) {
-    r = uf_find(parent, static_cast<uint32_t>(i));
-  } else {
-    uint32_t b = parent[i];
-    r = b == kNone ? kNone : uf_find(parent, b);
-  }
-  rep[g.idx[i]] = r == kNone ? kNoise : g.idx[r];
+  auto find = [parent](uint32_t x) { return uf_find(parent, x); };
+  // A border point's parent[] holds its claimer (kNone == kNoise: none).
+  const bool is_core = core[i] != 0;
+  uint32_t r = representative(is_core, static_cast<uint32_t>(i), is_core ? kNoise : parent[i], find);
+  rep[g.idx[i]] = r == kNoise ? kNoise : g.idx[r];
 }
 
 // first[r]: the smallest original index of the points whose representative

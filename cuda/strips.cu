@@ -23,7 +23,9 @@
 // trusted points of the strip that owns a (b is within k bins of a), so the
 // strips' sets together make the whole run's clusters.  Borders then take
 // their claimer's cluster, and clusters are ranked by their first point, as
-// rank_reps does on the device.
+// rank_reps does on the device: the host back end's union-find
+// (union_find.hpp), representatives (rules/dbscan_rules.hpp) and numbering
+// (rules/ids.hpp).
 //
 // Strips are sized from the budget (kStripBytesPerPoint a loaded point); a
 // strip that still runs out of memory restarts the plan with strips half as
@@ -39,6 +41,8 @@
 
 #include "parallel.hpp"
 #include "pipeline.cuh"
+#include "rules/ids.hpp"
+#include "union_find.hpp"
 
 namespace gd {
 namespace cuda {
@@ -102,22 +106,6 @@ Bins plan_bins(double xmin, double xmax, double eps) {
   b.hw = hext > 0 ? hext / b.count : 1.0;
   b.k = static_cast<uint32_t>(std::min(std::ceil(hr / b.hw), 1e9)) + 1;
   return b;
-}
-
-// Union-find over all points on the host; roots are the smallest index.
-uint32_t find_root(std::vector<uint32_t>& parent, uint32_t a) {
-  while (parent[a] != a) {
-    parent[a] = parent[parent[a]];
-    a = parent[a];
-  }
-  return a;
-}
-
-void unite(std::vector<uint32_t>& parent, uint32_t a, uint32_t b) {
-  a = find_root(parent, a);
-  b = find_root(parent, b);
-  if (a < b) parent[b] = a;
-  if (b < a) parent[a] = b;
 }
 
 // What one logical device needs to run strips: its context, a team of host
@@ -227,8 +215,9 @@ class StripRun {
       assign_members();
       stats_.t_sort += sw.lap();
     }
-    parent_.resize(n);
-    for (uint32_t i = 0; i < n; ++i) parent_[i] = i;
+    parent_.reset(new std::atomic<uint32_t>[n]);
+    uf_ = UnionFindRef(parent_.get(), n);
+    for (uint32_t i = 0; i < n; ++i) uf_.init(i, i);
     core_.assign(n, 0);
     claim_.assign(n, kNoise);
     const size_t nd = ctxs.size();
@@ -389,9 +378,9 @@ class StripRun {
     w.y.resize(m);
     w.role.resize(m);
     w.gidx.assign(ids, ids + m);
-    std::vector<Bounds> part(w.team.size(), Bounds{INFINITY, -INFINITY, INFINITY, -INFINITY});
+    std::vector<Bounds> part(w.team.size(), empty_bounds());
     w.team.for_static(m, [&](int t, size_t lb, size_t le) {
-      Bounds b{INFINITY, -INFINITY, INFINITY, -INFINITY};
+      Bounds b = empty_bounds();
       for (size_t l = lb; l < le; ++l) {
         uint32_t i = ids[l];
         uint32_t bin = bin_of_[i];
@@ -401,20 +390,12 @@ class StripRun {
         w.role[l] = bin >= s.b0 && bin < s.b1   ? kStripOwned
                     : bin >= tlo && bin < thi ? kStripTrusted
                                               : kStripHalo;
-        b.xmin = std::min(b.xmin, x);
-        b.xmax = std::max(b.xmax, x);
-        b.ymin = std::min(b.ymin, y);
-        b.ymax = std::max(b.ymax, y);
+        extend(b, x, y);
       }
       part[t] = b;
     });
-    Bounds b = part[0];
-    for (const Bounds& q : part) {
-      b.xmin = std::min(b.xmin, q.xmin);
-      b.xmax = std::max(b.xmax, q.xmax);
-      b.ymin = std::min(b.ymin, q.ymin);
-      b.ymax = std::max(b.ymax, q.ymax);
-    }
+    Bounds b = empty_bounds();
+    for (const Bounds& q : part) b = gd::merge(b, q);
     return b;
   }
 
@@ -469,7 +450,7 @@ class StripRun {
       uint32_t r = w.rep[l];
       if (w.role[l] != kStripHalo && w.core_l[l]) {
         core_[g] = 1;
-        unite(parent_, g, gidx[r]);
+        uf_.unite(g, gidx[r]);
       } else if (w.role[l] == kStripOwned && !w.core_l[l]) {
         claim_[g] = r == kNoise ? kNoise : gidx[r];
       }
@@ -481,18 +462,12 @@ class StripRun {
   // reused for the rank of each root.
   void rank_clusters(uint32_t* rep) {
     std::vector<uint32_t>& rank = bin_of_;
-    std::fill(rank.begin(), rank.end(), kNone);
-    uint32_t next = 0;
+    std::fill(rank.begin(), rank.end(), kNoise);
+    FirstRowIds ids;
+    auto find = [this](uint32_t i) { return uf_.find(i); };
     for (uint32_t g = 0; g < pts_.n; ++g) {
-      uint32_t root = core_[g] ? find_root(parent_, g)
-                      : claim_[g] != kNoise ? find_root(parent_, claim_[g])
-                                            : kNone;
-      if (root == kNone) {
-        rep[g] = kNoise;
-      } else {
-        if (rank[root] == kNone) rank[root] = next++;
-        rep[g] = rank[root];
-      }
+      uint32_t root = representative(core_[g] != 0, g, claim_[g], find);
+      rep[g] = root == kNoise ? kNoise : ids.id(rank[root]);
       poll(g);
     }
   }
@@ -512,7 +487,8 @@ class StripRun {
   std::vector<uint64_t> member_start_;
   std::vector<uint32_t> members_;
   // The run's union-find, core flags and border claims, over all points.
-  std::vector<uint32_t> parent_;
+  std::unique_ptr<std::atomic<uint32_t>[]> parent_;
+  UnionFindRef uf_{nullptr, 0};
   std::vector<uint8_t> core_;
   std::vector<uint32_t> claim_;
   std::mutex merge_mutex_;

@@ -126,16 +126,16 @@ __device__ __forceinline__ bool joined(const GridView& g, const uint8_t* core,
                                        const uint64_t* cell_min_core, bool either_way,
                                        uint32_t i, double px, double py, uint32_t j) {
   double2 q = g.p[j];
-  if (!dist_ok(px, py, q.x, q.y, g.t)) return false;
-  bool i_sees_j = in_query_box(px, py, q.x, q.y, g.eps);
-  bool j_sees_i = in_query_box(q.x, q.y, px, py, g.eps);
-  if (either_way) return i_sees_j || j_sees_i;
-  if (i_sees_j && j_sees_i) return true;  // the common case: no row order needed
-  uint32_t oi = g.idx[i], oj = g.idx[j];
-  bool i_later = oi > oj;
-  if (i_later ? i_sees_j : j_sees_i) return true;   // the later point sees the earlier
-  if (!(i_later ? j_sees_i : i_sees_j)) return false;
+  if (!within_distance_t(px, py, q.x, q.y, g.t)) return false;
+  const unsigned rel = static_cast<unsigned>(in_query_box(px, py, q.x, q.y, g.eps)) |
+                       static_cast<unsigned>(in_query_box(q.x, q.y, px, py, g.eps)) << 1;
+  const Linkage linkage = either_way ? Linkage::kSingle : Linkage::kDbscan;
+  // Both ways (the common case) or single linkage needs no row order: no read of idx.
+  const bool i_later = rel != 3u && linkage == Linkage::kDbscan && g.idx[i] > g.idx[j];
+  const PairJoin join = pair_join(rel, i_later, linkage);
+  if (join != PairJoin::kViaClaimer) return join == PairJoin::kUnite;
   // Seen from the earlier point alone: joined iff it is the later one's claimer.
+  const uint32_t oi = g.idx[i], oj = g.idx[j];
   uint64_t claimer = first_claimer(g, core, cell_min_core, i_later ? i : j);
   return claimer != kNoCore && static_cast<uint32_t>(claimer >> 32) == (i_later ? oj : oi);
 }

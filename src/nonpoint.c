@@ -15,16 +15,6 @@
 #include "cluster.h"
 #include "gserialized_points.h"
 
-/* PostGIS's neighbour test for two points, bit for bit (no fused multiply-add). */
-static inline bool
-points_within(double px, double py, double qx, double qy, double eps)
-{
-	double		dx = qx - px;
-	double		dy = qy - py;
-
-	return sqrt(dx * dx + dy * dy) <= eps;
-}
-
 /*
  * PostGIS's candidate filter (lwgeom_geos_cluster.c): the STRtree query
  * envelope of p, its box grown by eps in double, meets q's box.  Together
@@ -113,7 +103,7 @@ exact_test(void *arg, gd_pair p)
 	if (dir == 0)
 		return 0;
 	if (rows->kind[p.i] == GD_ROW_POINT && rows->kind[p.j] == GD_ROW_POINT)
-		return points_within(x[p.i], y[p.i], x[p.j], y[p.j], t->eps) ? dir : 0;
+		return gd_within_distance(x[p.i], y[p.i], x[p.j], y[p.j], t->eps) ? dir : 0;
 
 	/* a point's value: a 2D point of the partition's SRID */
 	a = t->geoms[p.i] ? t->geoms[p.i] : gserialized_make_point(x[p.i], y[p.i], rows->srids.srid);
