@@ -159,7 +159,7 @@ __device__ __forceinline__ bool boxes_within_reach(const Box& a, const Box& b, d
     ay = a.y0;
     by = b.y1;
   }
-  return dist_ok(ax, ay, bx, by, t);
+  return within_distance_t(ax, ay, bx, by, t);
 }
 
 // Core point i joined with some core point of the tight cell d (box b)?
