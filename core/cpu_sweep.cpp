@@ -351,23 +351,7 @@ void cpu_sweep(const PointsView& pts, double eps, const std::vector<int64_t>& le
                const SweepEmit& emit, gd_run_stats& stats) {
   stats.backend = GD_BACKEND_CPU;
   stats.points = pts.n;
-  const size_t nlevels = levels.size();
-  if (nlevels == 0 || nlevels > UINT16_MAX) throw Error(GD_ERR_INTERNAL, "bad sweep level count");
-  if (pts.n == 0) {
-    for (size_t k = nlevels; k-- > 0;) emit(k, nullptr);
-    return;
-  }
-  // Values above the number of points make no point core: all noise, with
-  // no search, as one clustering does (api.cpp).  Counting up to such a
-  // value instead tested every pair of a dense partition: 100,000 points
-  // within eps of each other, minpoints {2, 100001}, took 32 s.
-  size_t last = nlevels;
-  while (last > 0 && levels[last - 1] >= 2 && levels[last - 1] > static_cast<int64_t>(pts.n))
-    --last;
-  if (last < nlevels) {
-    const std::vector<uint32_t> noise(pts.n, kNoise);
-    for (size_t k = nlevels; k-- > last;) emit(k, noise.data());
-  }
+  const size_t last = emit_trivial_levels(levels, pts.n, emit);
   if (last == 0) return;
   // minpoints 1 links pairs either point sees: clustered on its own, last.
   const size_t first = levels.front() == 1 && last > 1 ? 1 : 0;

@@ -19,6 +19,29 @@ namespace gd {
 // differ, the sets do not).
 using SweepEmit = std::function<void(size_t level, const uint32_t* rep)>;
 
+// The start of a sweep on either back end: an empty partition gets every
+// level with rep nullptr; levels above the number of points make no point
+// core, so they are all noise with no search (counting up to such a value
+// instead tested every pair of a dense partition: 100,000 points within eps
+// of each other, minpoints {2, 100001}, took 32 s).  Returns how many levels,
+// the smallest, are left to cluster.
+inline size_t emit_trivial_levels(const std::vector<int64_t>& levels, uint32_t n,
+                                  const SweepEmit& emit) {
+  const size_t nlevels = levels.size();
+  if (nlevels == 0 || nlevels > UINT16_MAX) throw Error(GD_ERR_INTERNAL, "bad sweep level count");
+  if (n == 0) {
+    for (size_t k = nlevels; k-- > 0;) emit(k, nullptr);
+    return 0;
+  }
+  size_t last = nlevels;
+  while (last > 0 && levels[last - 1] >= 2 && levels[last - 1] > static_cast<int64_t>(n)) --last;
+  if (last < nlevels) {
+    const std::vector<uint32_t> noise(n, kNoise);
+    for (size_t k = nlevels; k-- > last;) emit(k, noise.data());
+  }
+  return last;
+}
+
 // levels: distinct minpoints values, each >= 1, ascending (at most 65535).
 // best[level] is scratch memory of pts.n entries per level, the caller's
 // (gd_cluster_points_sweep lends it the output it is about to overwrite):

@@ -147,20 +147,7 @@ void sweep_host(const PointsView& pts, double eps, const std::vector<int64_t>& l
                 gd_run_stats& stats, const Options& opts) {
   Stopwatch total;
   reset_stats(stats, pts.n);
-  const size_t nlevels = levels.size();
-  if (nlevels == 0 || nlevels > UINT16_MAX) throw Error(GD_ERR_INTERNAL, "bad sweep level count");
-  if (pts.n == 0) {
-    for (size_t k = nlevels; k-- > 0;) emit(k, nullptr);
-    return;
-  }
-  // Values above the number of points: all noise, no search (cpu_sweep's rule).
-  size_t last = nlevels;
-  while (last > 0 && levels[last - 1] >= 2 && levels[last - 1] > static_cast<int64_t>(pts.n))
-    --last;
-  if (last < nlevels) {
-    const std::vector<uint32_t> noise(pts.n, kNoise);
-    for (size_t k = nlevels; k-- > last;) emit(k, noise.data());
-  }
+  const size_t last = emit_trivial_levels(levels, pts.n, emit);
   if (last == 0) return;
 
   gd_params p = params;
