@@ -87,7 +87,9 @@ Swept sweep(const Rows& r, double eps, const std::vector<int64_t>& values, gd_ba
 void expect_types_match(const Rows& r, double eps, int64_t minpoints, const std::string& what) {
   Typed gpu = typed(r, eps, minpoints, GD_BACKEND_GPU);
   Typed cpu = typed(r, eps, minpoints, GD_BACKEND_CPU);
-  if (r.size() > 0) EXPECT_EQ(gpu.stats.backend, GD_BACKEND_GPU) << what;
+  if (r.size() > 0) {
+    EXPECT_EQ(gpu.stats.backend, GD_BACKEND_GPU) << what;
+  }
   long d = first_difference(gpu.ids, cpu.ids);
   EXPECT_EQ(d, -1) << what << ", eps " << eps << " minpoints " << minpoints << ": ids differ at row "
                    << d;

@@ -188,7 +188,9 @@ TEST(Sweep, GpuAskedRunsOnTheGpuOrSaysWhy) {
                                              2, gpu.data(), &st, &err);
   if (!gd_gpu_available(0, &why)) {
     EXPECT_TRUE(status == GD_ERR_NO_DEVICE || status == GD_ERR_DEVICE) << err.message;
-    if (!gd_built_with_cuda()) EXPECT_EQ(status, GD_ERR_NO_DEVICE);
+    if (!gd_built_with_cuda()) {
+      EXPECT_EQ(status, GD_ERR_NO_DEVICE);
+    }
     return;
   }
   ASSERT_EQ(status, GD_OK) << err.message;
