@@ -761,6 +761,7 @@ cluster_partition_range(WindowScanState *st, Relation rel, TupleTableSlot *tslot
 				else if (rows.kind[p] == GEOM_OTHER)
 					rows.nother++;
 			}
+			gd_progress_rows(n);	/* read in parallel before the first partition */
 			if (rows.nother > 0)
 			{
 				int64		k = 0;
