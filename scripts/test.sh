@@ -74,8 +74,8 @@ MEM_LIMIT_MB=${GD_MEM_LIMIT_MB:-4096}
 # Seconds each stage usually takes on the 2-core CI machine (no GPU, nvcc
 # present, nothing else running), for the start lines and README.md.
 declare -A EXPECT=(
-	[setup]=150 [unit]=90 [regress]=15 [pgtap]=180 [docs]=30 [upgrade]=10
-	[cron]=10 [progress]=15 [package]=90 [citus]=120 [reliability]=310
+	[setup]=150 [unit]=125 [regress]=15 [pgtap]=150 [docs]=30 [upgrade]=10
+	[cron]=10 [progress]=15 [package]=45 [citus]=60 [reliability]=320
 )
 ((LONG)) && EXPECT[reliability]=900
 
