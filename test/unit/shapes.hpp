@@ -63,4 +63,23 @@ inline Rows wide_shape(Shape shape, uint64_t seed) {
   return r;
 }
 
+// Pairs that one side sees and the other does not (PostGIS's rounded search
+// box): p = (x0, -1e-20) sees q = (x0, 1) at eps 1 (fl(-1e-20 + 1) = 1), q
+// does not see p (fl(1 - 1) = 0 > -1e-20).  The tiny offsets are on y, near
+// 0, so every copy along x (exact offsets 4 apart, 400 copies) has them.
+inline Rows one_sided_copies() {
+  Rows r;
+  for (int copy = 0; copy < 400; ++copy) {
+    double x0 = copy * 4.0;
+    double tiny = copy % 2 == 0 ? -1e-20 : -0.0;
+    r.add(x0, tiny);
+    r.add(x0, 1.0);
+    r.add(x0 + 1e-3, 1.0);
+    r.add(x0, 2.0);
+    r.add(x0 + 0.5, tiny);
+    r.add(x0 + 1.5, 1e-20);
+  }
+  return r;
+}
+
 }  // namespace gd_test

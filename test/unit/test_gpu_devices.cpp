@@ -162,17 +162,7 @@ INSTANTIATE_TEST_SUITE_P(Random, GpuDevicesSplit, all_shape_cases(), shape_case_
 // cut by strips of every size, the strips spread over logical devices.
 TEST(GpuDevicesSplitExact, OneSidedPairs) {
   GD_REQUIRE_GPU();
-  Rows r;
-  for (int copy = 0; copy < 400; ++copy) {
-    double x0 = copy * 4.0;
-    double tiny = copy % 2 == 0 ? -1e-20 : -0.0;
-    r.add(x0, tiny);
-    r.add(x0, 1.0);
-    r.add(x0 + 1e-3, 1.0);
-    r.add(x0, 2.0);
-    r.add(x0 + 0.5, tiny);
-    r.add(x0 + 1.5, 1e-20);
-  }
+  Rows r = one_sided_copies();
   for (int64_t m : {1, 2, 3, 4})
     for (uint64_t cap : {64, 200, 700}) expect_split_matches(r, 1.0, m, cap, "one-sided");
 }

@@ -74,23 +74,10 @@ TEST(GpuStripsExact, ChainsAtTheEpsBoundary) {
   }
 }
 
-// Pairs that one side sees and the other does not (PostGIS's rounded search
-// box): p = (x0, -1e-20) sees q = (x0, 1) at eps 1 (fl(-1e-20 + 1) = 1), q
-// does not see p (fl(1 - 1) = 0 > -1e-20).  The tiny offsets are on y, near
-// 0, so every copy along x (exact offsets 4 apart) has them.
+// Pairs that one side sees and the other does not (shapes.hpp).
 TEST(GpuStripsExact, OneSidedPairs) {
   GD_REQUIRE_GPU();
-  Rows r;
-  for (int copy = 0; copy < 400; ++copy) {
-    double x0 = copy * 4.0;
-    double tiny = copy % 2 == 0 ? -1e-20 : -0.0;
-    r.add(x0, tiny);
-    r.add(x0, 1.0);
-    r.add(x0 + 1e-3, 1.0);
-    r.add(x0, 2.0);
-    r.add(x0 + 0.5, tiny);
-    r.add(x0 + 1.5, 1e-20);
-  }
+  Rows r = one_sided_copies();
   for (int64_t m : {1, 2, 3, 4})
     for (uint64_t cap : {64, 200, 700}) expect_strips_match(r, 1.0, m, cap, "one-sided");
 }
