@@ -288,6 +288,13 @@ gd_status	gd_neighbour_pairs_nd(const double *coords, int dims,
  */
 int			gd_within_distance(double px, double py, double qx, double qy, double eps);
 
+/*
+ * The whole 2D neighbour test of PostGIS for 2D geometry, p searching: q in
+ * p's rounded query box and within the distance (one-sided at the last bit:
+ * core/rules/neighbour.hpp says why): 1 or 0; never fails.
+ */
+int			gd_within(double px, double py, double qx, double qy, double eps);
+
 /* GPU availability: 1 when a CUDA device can be used, else 0 and a reason. */
 int			gd_gpu_available(int device, gd_error *why);
 

@@ -14,6 +14,8 @@
  */
 #include "postgres.h"
 
+#include "gd_core.h"
+
 #include <float.h>
 #include <math.h>
 
@@ -247,21 +249,6 @@ gpu_dbscan_tiles(PG_FUNCTION_ARGS)
 	SRF_RETURN_DONE(funcctx);
 }
 
-/*
- * PostGIS's neighbour test, p searching (src/core/backend.hpp, which says
- * why it is one-sided at the last bit): q inside p's rounded box and the
- * distance at most eps.  Compiled with -ffp-contract=off like the core.
- */
-static bool
-sees(double px, double py, double qx, double qy, double eps)
-{
-	double		dx = qx - px,
-				dy = qy - py;
-
-	return qx >= px - eps && qx <= px + eps && qy >= py - eps && qy <= py + eps &&
-		sqrt(dx * dx + dy * dy) <= eps;
-}
-
 typedef struct XIndex
 {
 	double		x;
@@ -336,7 +323,7 @@ has_one_sided_pair(const double *xs, const double *ys, const bool *ghost, int n,
 				{
 					int			r = idx[q].row;
 
-					if (sees(xs[p], ys[p], xs[r], ys[r], eps) != sees(xs[r], ys[r], xs[p], ys[p], eps))
+					if (gd_within(xs[p], ys[p], xs[r], ys[r], eps) != gd_within(xs[r], ys[r], xs[p], ys[p], eps))
 					{
 						pfree(idx);
 						return true;

@@ -31,3 +31,7 @@ double eps_threshold(double eps) {
 extern "C" int gd_within_distance(double px, double py, double qx, double qy, double eps) {
   return gd::within_distance(px, py, qx, qy, eps) ? 1 : 0;
 }
+
+extern "C" int gd_within(double px, double py, double qx, double qy, double eps) {
+  return gd::within(px, py, qx, qy, eps) ? 1 : 0;
+}
