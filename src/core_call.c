@@ -256,8 +256,7 @@ retry_on_cpu(gd_status status, gd_backend backend, const gd_error *err)
 	return true;
 }
 
-
-/* A record of a run of the core for gpu_dbscan_last_run(). */
+/* A run of the core, for gpu_dbscan_last_run() and gpu_dbscan_last_run_devices(). */
 static void
 record_run(const gd_run_stats *stats, int64_t nrows, int64_t npoints, double waited)
 {
@@ -418,13 +417,11 @@ core_record_pairs_run(int64_t nrows, int64_t npoints, double t_pairs, double t_e
 
 	memset(&stats, 0, sizeof(stats));
 	stats.backend = GD_BACKEND_CPU;
-	stats.points = npoints;
 	stats.t_sort = t_pairs;
 	stats.t_core = t_exact;
 	stats.t_label = t_graph;
 	stats.t_total = t_total;
-	last_run_record(&stats, nrows, 0);
-	record_devices(&stats);
+	record_run(&stats, nrows, npoints, 0);
 }
 
 /*
@@ -468,6 +465,5 @@ core_inscy(const double *rows, int64_t n, int d, const gd_inscy_params *inscy,
 	}
 	if (status != GD_OK)
 		raise_core_error(&err);
-	last_run_record(&stats, n, waited);
-	record_devices(&stats);
+	record_run(&stats, n, stats.points, waited);
 }
