@@ -41,7 +41,7 @@ uint32_t first_claimer(const Grid& grid, const uint8_t* flags, double eps, uint3
   return first_claimer(grid, flags, eps, x, rows);
 }
 
-void assign_borders(const Grid& grid, double eps, const std::vector<uint8_t>& flags,
+void assign_borders(const Grid& grid, double eps, const CoreFlags& flags,
                     const AtomicUnionFind& uf, uint32_t* rep, ThreadTeam& team) {
   const uint32_t* perm = grid.perm.data();
   const uint8_t* f = flags.data();

@@ -16,7 +16,7 @@
 
 namespace gd {
 
-void mark_core_points(const Grid& grid, double eps, int64_t minpoints, std::vector<uint8_t>& flags,
+void mark_core_points(const Grid& grid, double eps, int64_t minpoints, CoreFlags& flags,
                       ThreadTeam& team, uint32_t* counts) {
   const double* xs = grid.xs.data();
   const double* ys = grid.ys.data();

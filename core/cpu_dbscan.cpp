@@ -18,7 +18,7 @@ void cpu_cluster(const PointsView& pts, const gd_params& params, const CancelTok
   stats.cells = grid.ncells();
   stats.t_sort += watch.lap();
 
-  std::vector<uint8_t> flags;
+  CoreFlags flags;
   mark_core_points(grid, params.eps, params.minpoints, flags, team);
   if (core)
     for (uint32_t p = 0; p < pts.n; ++p) core[grid.perm[p]] = flags[p] & kCoreFlag;

@@ -17,6 +17,7 @@ namespace gd {
 // Per sorted point.
 constexpr uint8_t kCoreFlag = 1;   // at least minpoints neighbours
 constexpr uint8_t kDenseFlag = 2;  // in a dense cell: its points are all core and pairwise neighbours
+using CoreFlags = BigVector<uint8_t>;
 
 // Cells handed to a thread at a time.
 inline size_t cell_grain(const Grid& grid, const ThreadTeam& team) {
@@ -44,7 +45,7 @@ class WorkPoller {
 // flags[i] for every sorted point: kCoreFlag, plus kDenseFlag for dense cells.
 // counts, when given, receives each sorted point's neighbour count capped at
 // max(minpoints, 1) (the minpoints sweep derives every smaller level from it).
-void mark_core_points(const Grid& grid, double eps, int64_t minpoints, std::vector<uint8_t>& flags,
+void mark_core_points(const Grid& grid, double eps, int64_t minpoints, CoreFlags& flags,
                       ThreadTeam& team, uint32_t* counts = nullptr);
 
 // How core points are joined: Linkage and pair_join (rules/dbscan_rules.hpp).
@@ -52,7 +53,7 @@ void mark_core_points(const Grid& grid, double eps, int64_t minpoints, std::vect
 // Unions the core points as the linkage says (dense cells wholesale).
 // claimed_one_way, when given, is set when a pair seen one way only was
 // joined through a first claimer (the minpoints sweep cannot reuse such sets).
-void union_core_points(const Grid& grid, double eps, const std::vector<uint8_t>& flags,
+void union_core_points(const Grid& grid, double eps, const CoreFlags& flags,
                        AtomicUnionFind& uf, ThreadTeam& team, Linkage linkage = Linkage::kDbscan,
                        std::atomic<bool>* claimed_one_way = nullptr);
 
@@ -65,7 +66,7 @@ uint32_t first_claimer(const Grid& grid, const uint8_t* flags, double eps, uint3
 
 // rep[point index]: the root of a core point's set; for a border point, the
 // root of its first claimer; else kNoise.
-void assign_borders(const Grid& grid, double eps, const std::vector<uint8_t>& flags,
+void assign_borders(const Grid& grid, double eps, const CoreFlags& flags,
                     const AtomicUnionFind& uf, uint32_t* rep, ThreadTeam& team);
 
 }  // namespace gd

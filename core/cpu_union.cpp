@@ -149,7 +149,7 @@ void union_sparse_cell(uint32_t b, uint32_t e, const PointRange* rows, const dou
 
 }  // namespace
 
-void union_core_points(const Grid& grid, double eps, const std::vector<uint8_t>& flags,
+void union_core_points(const Grid& grid, double eps, const CoreFlags& flags,
                        AtomicUnionFind& uf, ThreadTeam& team, Linkage linkage,
                        std::atomic<bool>* claimed_one_way) {
   const double* xs = grid.xs.data();
