@@ -10,7 +10,7 @@
 
 namespace gd {
 
-uint32_t first_claimer(const Grid& grid, const uint8_t* flags, double eps, uint32_t x,
+uint32_t first_claimer(const Grid& grid, const uint8_t* flags, double eps, double t, uint32_t x,
                        const PointRange* rows) {
   const double* xs = grid.xs.data();
   const double* ys = grid.ys.data();
@@ -19,10 +19,8 @@ uint32_t first_claimer(const Grid& grid, const uint8_t* flags, double eps, uint3
   uint32_t best_index = kNoise, best = kNoise;
   for (int a = 0; a < WindowCursor::kRows; ++a) {
     for (uint32_t q = rows[a].begin; q < rows[a].end; ++q) {
-      // The searcher is q: its box, rounded at q, must hold x (bit 1; the
-      // two-way test because it rejects far pairs cheaply).
-      if ((flags[q] & kCoreFlag) && perm[q] < best_index &&
-          (within_each_way(px, py, xs[q], ys[q], eps) & 2u)) {
+      // The searcher is q: its box, rounded at q, must hold x.
+      if ((flags[q] & kCoreFlag) && perm[q] < best_index && sees(xs[q], ys[q], px, py, eps, t)) {
         best_index = perm[q];
         best = q;
       }
@@ -38,13 +36,14 @@ uint32_t first_claimer(const Grid& grid, const uint8_t* flags, double eps, uint3
   WindowCursor window(grid);
   PointRange rows[WindowCursor::kRows];
   window.at(c, rows);
-  return first_claimer(grid, flags, eps, x, rows);
+  return first_claimer(grid, flags, eps, eps_threshold(eps), x, rows);
 }
 
 void assign_borders(const Grid& grid, double eps, const CoreFlags& flags,
                     const AtomicUnionFind& uf, uint32_t* rep, ThreadTeam& team) {
   const uint32_t* perm = grid.perm.data();
   const uint8_t* f = flags.data();
+  const double t = eps_threshold(eps);
   auto find = [&uf](uint32_t i) { return uf.find(i); };
 
   team.for_dynamic(grid.cells.size(), cell_grain(grid, team), [&](size_t c0, size_t c1) {
@@ -62,7 +61,7 @@ void assign_borders(const Grid& grid, double eps, const CoreFlags& flags,
             window.at(static_cast<uint32_t>(c), rows);
             have_rows = true;
           }
-          claimer = first_claimer(grid, f, eps, p, rows);
+          claimer = first_claimer(grid, f, eps, t, p, rows);
           size_t work = 0;
           for (const PointRange& range : rows) work += range.end - range.begin;
           poller.add(work);

@@ -60,7 +60,8 @@ void union_core_points(const Grid& grid, double eps, const CoreFlags& flags,
 // The sorted position of x's first claimer: the core point r with the
 // smallest point index such that within(r, x) (r searching); kNoise when
 // there is none.  rows: the window of x's cell; without it, it is found.
-uint32_t first_claimer(const Grid& grid, const uint8_t* flags, double eps, uint32_t x,
+// t: eps_threshold(eps).
+uint32_t first_claimer(const Grid& grid, const uint8_t* flags, double eps, double t, uint32_t x,
                        const PointRange* rows);
 uint32_t first_claimer(const Grid& grid, const uint8_t* flags, double eps, uint32_t x);
 
