@@ -41,41 +41,6 @@ uint32_t first_claimer(const Grid& grid, const uint8_t* flags, double eps, uint3
 
 namespace {
 
-// The core points of each cell: sorted positions core[first[c] .. first[c + 1]),
-// so that a border point's search visits core points only (where points are
-// sparse about half of a window is not core).
-struct CoreLists {
-  MemoryCharge charge;
-  BigVector<uint32_t> first;  // per cell, and one past the last
-  BigVector<uint32_t> core;
-
-  CoreLists(const Grid& grid, const uint8_t* f, ThreadTeam& team) {
-    const size_t ncells = grid.cells.size();
-    first.resize(ncells + 1);
-    // Per block of cells its core points, then each block's offset.
-    std::vector<uint32_t> block(static_cast<size_t>(team.size()) + 1, 0);
-    team.for_static(ncells, [&](int t, size_t c0, size_t c1) {
-      uint32_t k = 0;
-      for (size_t c = c0; c < c1; ++c)
-        for (uint32_t p = grid.start[c]; p < grid.start[c + 1]; ++p) k += f[p] & kCoreFlag;
-      block[t + 1] = k;
-    });
-    for (int t = 0; t < team.size(); ++t) block[t + 1] += block[t];
-    const uint32_t ncore = block[team.size()];
-    charge = MemoryCharge(static_cast<int64_t>(ncells + 1 + ncore) * 4, "the border search");
-    core.resize(ncore);
-    team.for_static(ncells, [&](int t, size_t c0, size_t c1) {
-      uint32_t k = block[t];
-      for (size_t c = c0; c < c1; ++c) {
-        first[c] = k;
-        for (uint32_t p = grid.start[c]; p < grid.start[c + 1]; ++p)
-          if (f[p] & kCoreFlag) core[k++] = p;
-      }
-    });
-    first[ncells] = ncore;
-  }
-};
-
 // first_claimer() over the core lists of the window's cells.
 uint32_t first_claimer_of_lists(const Grid& grid, const CoreLists& lists, double eps, double t,
                                 uint32_t x, const CellRange* rows) {
@@ -100,12 +65,11 @@ uint32_t first_claimer_of_lists(const Grid& grid, const CoreLists& lists, double
 }  // namespace
 
 void assign_borders(const Grid& grid, double eps, const CoreFlags& flags,
-                    const AtomicUnionFind& uf, uint32_t* rep, ThreadTeam& team) {
+                    const CoreLists& lists, const AtomicUnionFind& uf, uint32_t* rep, ThreadTeam& team) {
   const uint32_t* perm = grid.perm.data();
   const uint8_t* f = flags.data();
   const double t = eps_threshold(eps);
   auto find = [&uf](uint32_t i) { return uf.find(i); };
-  const CoreLists lists(grid, f, team);
 
   team.for_dynamic(grid.cells.size(), cell_grain(grid, team), [&](size_t c0, size_t c1) {
     WindowCursor window(grid);

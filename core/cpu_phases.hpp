@@ -48,13 +48,24 @@ class WorkPoller {
 void mark_core_points(const Grid& grid, double eps, int64_t minpoints, CoreFlags& flags,
                       ThreadTeam& team, uint32_t* counts = nullptr);
 
+// The core points of each cell: sorted positions core[first[c] .. first[c + 1]),
+// ascending, so that the union and border stages visit core points only
+// (where points are sparse about half of a window is not core).
+struct CoreLists {
+  MemoryCharge charge;
+  BigVector<uint32_t> first;  // per cell, and one past the last
+  BigVector<uint32_t> core;
+
+  CoreLists(const Grid& grid, const uint8_t* flags, ThreadTeam& team);
+};
+
 // How core points are joined: Linkage and pair_join (rules/dbscan_rules.hpp).
 
 // Unions the core points as the linkage says (dense cells wholesale).
 // claimed_one_way, when given, is set when a pair seen one way only was
 // joined through a first claimer (the minpoints sweep cannot reuse such sets).
 void union_core_points(const Grid& grid, double eps, const CoreFlags& flags,
-                       AtomicUnionFind& uf, ThreadTeam& team, Linkage linkage = Linkage::kDbscan,
+                       const CoreLists& lists, AtomicUnionFind& uf, ThreadTeam& team, Linkage linkage = Linkage::kDbscan,
                        std::atomic<bool>* claimed_one_way = nullptr);
 
 // The sorted position of x's first claimer: the core point r with the
@@ -68,6 +79,6 @@ uint32_t first_claimer(const Grid& grid, const uint8_t* flags, double eps, uint3
 // rep[point index]: the root of a core point's set; for a border point, the
 // root of its first claimer; else kNoise.
 void assign_borders(const Grid& grid, double eps, const CoreFlags& flags,
-                    const AtomicUnionFind& uf, uint32_t* rep, ThreadTeam& team);
+                    const CoreLists& lists, const AtomicUnionFind& uf, uint32_t* rep, ThreadTeam& team);
 
 }  // namespace gd

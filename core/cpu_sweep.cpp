@@ -315,8 +315,10 @@ void sweep_levels(const PointsView& pts, double eps, const std::vector<int64_t>&
   stats.t_label += watch.lap();
 
   AtomicUnionFind uf(pts.n);
-  if (!one_way.load())
-    union_core_points(grid, eps, flags, uf, team, linkage_for(levels.back()), &one_way);
+  if (!one_way.load()) {
+    const CoreLists lists(grid, flags.data(), team);
+    union_core_points(grid, eps, flags, lists, uf, team, linkage_for(levels.back()), &one_way);
+  }
   CoreFlags().swap(flags);
   stats.t_union += watch.lap();
   if (one_way.load()) {
