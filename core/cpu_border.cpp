@@ -10,40 +10,8 @@
 
 namespace gd {
 
-uint32_t first_claimer(const Grid& grid, const uint8_t* flags, double eps, double t, uint32_t x,
-                       const PointRange* rows) {
-  const double* xs = grid.xs.data();
-  const double* ys = grid.ys.data();
-  const uint32_t* perm = grid.perm.data();
-  const double px = xs[x], py = ys[x];
-  uint32_t best_index = kNoise, best = kNoise;
-  for (int a = 0; a < WindowCursor::kRows; ++a) {
-    for (uint32_t q = rows[a].begin; q < rows[a].end; ++q) {
-      // The searcher is q: its box, rounded at q, must hold x.
-      if ((flags[q] & kCoreFlag) && perm[q] < best_index && sees(xs[q], ys[q], px, py, eps, t)) {
-        best_index = perm[q];
-        best = q;
-      }
-    }
-  }
-  return best;
-}
-
-uint32_t first_claimer(const Grid& grid, const uint8_t* flags, double eps, uint32_t x) {
-  // The cell holding sorted position x.
-  const uint32_t c = static_cast<uint32_t>(
-      std::upper_bound(grid.start.begin(), grid.start.end(), x) - grid.start.begin() - 1);
-  WindowCursor window(grid);
-  PointRange rows[WindowCursor::kRows];
-  window.at(c, rows);
-  return first_claimer(grid, flags, eps, eps_threshold(eps), x, rows);
-}
-
-namespace {
-
-// first_claimer() over the core lists of the window's cells.
-uint32_t first_claimer_of_lists(const Grid& grid, const CoreLists& lists, double eps, double t,
-                                uint32_t x, const CellRange* rows) {
+uint32_t first_claimer(const Grid& grid, const CoreLists& lists, double eps, double t,
+                       uint32_t x, const CellRange* rows) {
   const double* xs = grid.xs.data();
   const double* ys = grid.ys.data();
   const uint32_t* perm = grid.perm.data();
@@ -53,6 +21,7 @@ uint32_t first_claimer_of_lists(const Grid& grid, const CoreLists& lists, double
     const uint32_t end = lists.first[rows[a].end];
     for (uint32_t k = lists.first[rows[a].begin]; k < end; ++k) {
       const uint32_t q = lists.core[k];
+      // The searcher is q: its box, rounded at q, must hold x.
       if (perm[q] < best_index && sees(xs[q], ys[q], px, py, eps, t)) {
         best_index = perm[q];
         best = q;
@@ -62,7 +31,15 @@ uint32_t first_claimer_of_lists(const Grid& grid, const CoreLists& lists, double
   return best;
 }
 
-}  // namespace
+uint32_t first_claimer(const Grid& grid, const CoreLists& lists, double eps, uint32_t x) {
+  // The cell holding sorted position x.
+  const uint32_t c = static_cast<uint32_t>(
+      std::upper_bound(grid.start.begin(), grid.start.end(), x) - grid.start.begin() - 1);
+  WindowCursor window(grid);
+  CellRange rows[WindowCursor::kRows];
+  window.cells_at(c, rows);
+  return first_claimer(grid, lists, eps, eps_threshold(eps), x, rows);
+}
 
 void assign_borders(const Grid& grid, double eps, const CoreFlags& flags,
                     const CoreLists& lists, const AtomicUnionFind& uf, uint32_t* rep, ThreadTeam& team) {
@@ -86,7 +63,7 @@ void assign_borders(const Grid& grid, double eps, const CoreFlags& flags,
             window.cells_at(static_cast<uint32_t>(c), rows);
             have_rows = true;
           }
-          claimer = first_claimer_of_lists(grid, lists, eps, t, p, rows);
+          claimer = first_claimer(grid, lists, eps, t, p, rows);
           size_t work = 0;
           for (const CellRange& range : rows) work += range.end - range.begin;
           poller.add(work);

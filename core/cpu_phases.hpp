@@ -65,16 +65,18 @@ struct CoreLists {
 // claimed_one_way, when given, is set when a pair seen one way only was
 // joined through a first claimer (the minpoints sweep cannot reuse such sets).
 void union_core_points(const Grid& grid, double eps, const CoreFlags& flags,
-                       const CoreLists& lists, AtomicUnionFind& uf, ThreadTeam& team, Linkage linkage = Linkage::kDbscan,
+                       const CoreLists& lists, AtomicUnionFind& uf, ThreadTeam& team,
+                       Linkage linkage = Linkage::kDbscan,
                        std::atomic<bool>* claimed_one_way = nullptr);
 
 // The sorted position of x's first claimer: the core point r with the
 // smallest point index such that within(r, x) (r searching); kNoise when
-// there is none.  rows: the window of x's cell; without it, it is found.
+// there is none, searched over the core lists (CoreLists).  rows: the
+// window of x's cell; without it, it is found.
 // t: eps_threshold(eps).
-uint32_t first_claimer(const Grid& grid, const uint8_t* flags, double eps, double t, uint32_t x,
-                       const PointRange* rows);
-uint32_t first_claimer(const Grid& grid, const uint8_t* flags, double eps, uint32_t x);
+uint32_t first_claimer(const Grid& grid, const CoreLists& lists, double eps, double t,
+                       uint32_t x, const CellRange* rows);
+uint32_t first_claimer(const Grid& grid, const CoreLists& lists, double eps, uint32_t x);
 
 // rep[point index]: the root of a core point's set; for a border point, the
 // root of its first claimer; else kNoise.

@@ -40,9 +40,9 @@ namespace {
 // Joins two core points as the linkage says.
 class CoreJoiner {
  public:
-  CoreJoiner(const Grid& grid, const uint8_t* flags, double eps, Linkage linkage,
+  CoreJoiner(const Grid& grid, const CoreLists& lists, double eps, Linkage linkage,
              AtomicUnionFind& uf, std::atomic<bool>* claimed_one_way)
-      : grid_(grid), flags_(flags), eps_(eps), linkage_(linkage), uf_(uf),
+      : grid_(grid), lists_(lists), eps_(eps), linkage_(linkage), uf_(uf),
         claimed_one_way_(claimed_one_way) {}
 
   // a and b (sorted positions) with rel = within_each_way(a, b) != 0.
@@ -57,13 +57,13 @@ class CoreJoiner {
     // kViaClaimer: the later point's edge is its first claimer.
     const uint32_t later = a_later ? a : b;
     if (claimed_one_way_) claimed_one_way_->store(true, std::memory_order_relaxed);
-    uf_.unite(later, first_claimer(grid_, flags_, eps_, later));
+    uf_.unite(later, first_claimer(grid_, lists_, eps_, later));
     return uf_.same(a, b);
   }
 
  private:
   const Grid& grid_;
-  const uint8_t* flags_;
+  const CoreLists& lists_;
   double eps_;
   Linkage linkage_;
   AtomicUnionFind& uf_;
@@ -156,7 +156,8 @@ void union_sparse_cell(uint32_t k0, uint32_t k1, const CellRange* rows, const Co
 }  // namespace
 
 void union_core_points(const Grid& grid, double eps, const CoreFlags& flags,
-                       const CoreLists& lists, AtomicUnionFind& uf, ThreadTeam& team, Linkage linkage,
+                       const CoreLists& lists, AtomicUnionFind& uf, ThreadTeam& team,
+                       Linkage linkage,
                        std::atomic<bool>* claimed_one_way) {
   const double* xs = grid.xs.data();
   const double* ys = grid.ys.data();
@@ -176,7 +177,7 @@ void union_core_points(const Grid& grid, double eps, const CoreFlags& flags,
   team.for_dynamic(grid.cells.size(), grain, [&](size_t c0, size_t c1) {
     WindowCursor window(grid);
     WorkPoller poller(team.cancel());
-    CoreJoiner join(grid, f, eps, linkage, uf, claimed_one_way);
+    CoreJoiner join(grid, lists, eps, linkage, uf, claimed_one_way);
     CellRange rows[WindowCursor::kRows];
     for (size_t c = c0; c < c1; ++c) {
       const uint32_t b = grid.start[c];
