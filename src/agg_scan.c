@@ -10,10 +10,11 @@
  * (no join, inheritance or sample), every aggregate of the query
  * gpu_dbscan_agg(geometry, float8, int) (not _3d or another input type)
  * over one plain geometry column with constant eps and minpoints, no
- * DISTINCT, ORDER BY or FILTER inside it, no HAVING, grouping sets, window
- * or set-returning function, GROUP BY on plain columns of the types
- * sort_keys.c orders, every other column of the target a group column, and
- * quals without parameters, sub-plans or row security.  Anything else plans
+ * DISTINCT, ORDER BY or FILTER inside it, no grouping sets, window or
+ * set-returning function, GROUP BY on plain columns of the types
+ * sort_keys.c orders, every other column of the target and of HAVING (which
+ * the node evaluates on its rows) a group column, and quals without
+ * parameters, sub-plans or row security.  Anything else plans
  * as before.  gpu_dbscan.fast_path turns it off.
  *
  * What it returns, in the order the aggregate's checks come:
@@ -28,6 +29,10 @@
  *   group and aggregate by aggregate, the final function's checks and
  *   clustering.
  *   No row at all gives one NULL row without GROUP BY, none with it.
+ * The read evaluates the WHERE quals on every row before any row check: a
+ * query with both a row that fails a check and a row that fails in the
+ * quals raises the quals' error here, where the Agg raises whichever error
+ * its scan meets first.
  *
  * The hook is chained after window_scan.c's (both from _PG_init); the module
  * must be loaded when the query is planned: gpu_dbscan_support is the
@@ -92,7 +97,7 @@ typedef enum PlanField
 	PF_KEYS,					/* GROUP BY: per key, column index, type, descending, nulls first */
 	PF_QUALS,					/* over the relation, varno 1 */
 	PF_SCANRELID,				/* the relation's range table index (path only) */
-	PF_NFIELDS					/* the path's: then the aggregates, for the scan tuple */
+	PF_NFIELDS					/* the path's: then the aggregates (for the scan tuple), HAVING */
 } PlanField;
 
 /* ---- recognising the query ------------------------------------------------ */
@@ -224,10 +229,11 @@ consider_agg_scan(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_
 	List	   *quals = NIL;
 	ListCell   *lc;
 	CustomPath *cpath;
+	List	   *having;
 	int			nworkers;
 
 	if (parse->commandType != CMD_SELECT || !parse->hasAggs || parse->groupingSets != NIL ||
-		parse->havingQual != NULL || parse->hasTargetSRFs || parse->hasWindowFuncs ||
+		parse->hasTargetSRFs || parse->hasWindowFuncs ||
 		parse->rowMarks != NIL || target == NULL ||
 		(extra && extra->patype != PARTITIONWISE_AGGREGATE_NONE))
 		return;
@@ -244,6 +250,9 @@ consider_agg_scan(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_
 	at.ok = true;
 	foreach(lc, target->exprs)
 		agg_target_walker((Node *) lfirst(lc), &at);
+	/* HAVING: evaluated by the node over its groups' rows, as the Agg does */
+	having = extra ? (List *) extra->havingQual : NIL;
+	agg_target_walker((Node *) having, &at);
 	if (!at.ok || at.aggrefs == NIL)
 		return;
 
@@ -297,6 +306,7 @@ consider_agg_scan(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_
 	cpath->custom_private = lappend(cpath->custom_private, quals);
 	cpath->custom_private = lappend(cpath->custom_private, makeInteger((int) at.relid));
 	cpath->custom_private = lappend(cpath->custom_private, at.aggrefs);
+	cpath->custom_private = lappend(cpath->custom_private, having);
 	cpath->methods = &path_methods;
 	add_path(grouped_rel, (Path *) cpath);
 }
@@ -350,7 +360,8 @@ plan_agg_scan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *t
 	ChangeVarNodes((Node *) quals, varno, 1, 0);
 
 	cscan->scan.plan.targetlist = tlist;
-	cscan->scan.plan.qual = NIL;
+	/* HAVING over the scan tuple: setrefs points its aggregates at the tuple's columns */
+	cscan->scan.plan.qual = (List *) copyObject(list_nth(priv, PF_NFIELDS + 1));
 	cscan->scan.scanrelid = 0;
 	cscan->flags = best_path->flags;
 	cscan->custom_scan_tlist = scan_tlist;

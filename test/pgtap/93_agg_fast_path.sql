@@ -1,0 +1,214 @@
+-- 93_agg_fast_path: gpu_dbscan_agg(geom, eps, minpoints) FROM t [WHERE ...]
+-- [GROUP BY k, ...] planned as the custom scan GpuDbscanAgg (issue 9:
+-- parallel read, grouping by a stable sort, clustering per group) gives
+-- today's Agg's rows and errors, with the leader alone and with workers:
+--   every case of 10_equivalence_random's data sets ungrouped (leader
+--   alone), every set grouped by its partitions (two workers);
+--   group keys of every type sort_keys.c orders (NULLs, NaN, -0 and 0),
+--   NULL, EMPTY and non-point rows, no row at all;
+--   errors raised by row (NaN, malformed, second SRID: the same row number
+--   within the group), by the parameters, inside the workers' quals;
+--   queries it does not serve (other aggregates, joins, expressions as
+--   arguments, ORDER BY inside the aggregate, HAVING, ...) plan as before.
+-- Today's side is the serial Agg over a sequential scan from block 0, a
+-- HashAggregate where grouped (enable_sort off): each group's rows in heap
+-- order, the fast path's order.
+\ir lib/prelude.sql
+\ir lib/fast_path.sql
+\ir lib/equivalence_sets.sql
+
+-- Whether q is planned with the aggregate's fast path under the current settings.
+CREATE FUNCTION gd_test.is_agg_fast(q text) RETURNS boolean LANGUAGE sql AS $$
+	SELECT position('GpuDbscanAgg' IN gd_test.plan_of(q)) > 0
+$$;
+
+-- The rows of q as text, in output order, or its error.
+CREATE FUNCTION gd_test.agg_rows_or_error(q text) RETURNS text[] LANGUAGE plpgsql AS $$
+DECLARE
+	result	text[];
+BEGIN
+	EXECUTE format('SELECT array_agg(s::text) FROM (%s) s', q) INTO result;
+	RETURN result;
+EXCEPTION WHEN others THEN
+	RETURN ARRAY[gd_test.error_of(q)];
+END
+$$;
+
+-- NULL when q gives the same rows in the same order, or the same error,
+-- with the fast path (workers) as with today's serial Agg (a HashAggregate
+-- where grouped); else what differs.  fast: whether q must plan with the
+-- fast path ('not planned' otherwise) or must not ('planned' otherwise).
+CREATE FUNCTION gd_test.agg_diff_of(q text, workers int, fast boolean) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+	got		text[];
+	want	text[];
+	i		int;
+BEGIN
+	PERFORM gd_test.use_fast_path(true, workers);
+	IF gd_test.is_agg_fast(q) IS DISTINCT FROM fast THEN
+		RETURN CASE WHEN fast THEN 'not planned with the fast path' ELSE 'planned with the fast path' END;
+	END IF;
+	got := gd_test.agg_rows_or_error(q);
+	PERFORM gd_test.use_fast_path(false);
+	PERFORM set_config('enable_sort', 'off', true);
+	want := gd_test.agg_rows_or_error(q);
+	PERFORM set_config('enable_sort', 'on', true);
+	PERFORM gd_test.use_fast_path(true, 0);
+	IF got IS NOT DISTINCT FROM want THEN
+		RETURN NULL;
+	END IF;
+	IF cardinality(got) IS DISTINCT FROM cardinality(want) THEN
+		RETURN format('%s rows against %s (fast: %s; Agg: %s)', cardinality(got), cardinality(want),
+					  left(got[1], 200), left(want[1], 200));
+	END IF;
+	FOR i IN 1 .. cardinality(got) LOOP
+		IF got[i] IS DISTINCT FROM want[i] THEN
+			RETURN format('row %s: %s against %s', i, left(got[i], 300), left(want[i], 300));
+		END IF;
+	END LOOP;
+	RETURN 'differs';
+END
+$$;
+
+CREATE FUNCTION gd_test.agg_fast_diff(q text, workers int DEFAULT 0) RETURNS text LANGUAGE sql AS $$
+	SELECT gd_test.agg_diff_of(q, workers, true)
+$$;
+
+CREATE FUNCTION gd_test.agg_fallback_diff(q text) RETURNS text LANGUAGE sql AS $$
+	SELECT gd_test.agg_diff_of(q, 2, false)
+$$;
+
+SELECT plan(39 + (SELECT count(*)::int FROM gd_test.cases) + (SELECT count(DISTINCT ds)::int FROM gd_test.cases));
+
+-- 1. every case ungrouped, the leader alone
+SELECT is(gd_test.agg_fast_diff(format('SELECT gpu_dbscan_agg(geom, %s::float8, %s) AS a FROM gd_test.pts WHERE ds = %s',
+									   quote_literal(eps), minpoints, ds), 0), NULL,
+		  format('ungrouped, leader alone: ds %s %s eps %s minpoints %s', ds, family, eps, minpoints))
+FROM gd_test.cases c
+ORDER BY case_id;
+
+-- 2. every set grouped by its partitions, two workers
+SELECT is(gd_test.agg_fast_diff(format('SELECT part, gpu_dbscan_agg(geom, %s::float8, %s) AS a FROM gd_test.pts WHERE ds = %s GROUP BY part ORDER BY part',
+									   quote_literal(eps), minpoints, ds), 2), NULL,
+		  format('GROUP BY part, 2 workers: ds %s %s eps %s minpoints %s', ds, family, eps, minpoints))
+FROM (SELECT DISTINCT ON (ds) * FROM gd_test.cases ORDER BY ds, case_id) c
+ORDER BY ds;
+
+-- 3. the whole table in one query: groups of every set, two workers and none
+SELECT is(gd_test.agg_fast_diff('SELECT ds, part, gpu_dbscan_agg(geom, 2.5, 4) AS a, gpu_dbscan_agg(geom, 0.7, 2) AS b FROM gd_test.pts GROUP BY ds, part ORDER BY ds, part', 2),
+		  NULL, 'GROUP BY ds, part over every set, two aggregates, 2 workers');
+SELECT is(gd_test.agg_fast_diff('SELECT ds, array_length(gpu_dbscan_agg(geom, 2.5, 4), 1) AS n, gpu_dbscan_agg(geom, 2.5, 4) AS a FROM gd_test.pts WHERE id % 7 <> 3 GROUP BY ds ORDER BY ds DESC', 0),
+		  NULL, 'GROUP BY ds ORDER BY ds DESC, an expression over the aggregate, a WHERE, leader alone');
+SELECT is(gd_test.agg_fast_diff('SELECT gpu_dbscan_agg(geom, 1.5, 3) AS a FROM gd_test.pts', 2),
+		  NULL, 'ungrouped over every set, 2 workers');
+
+-- 4. group keys of every type: NULLs, NaN, -0 and 0, infinities; NULL, EMPTY and non-point rows
+CREATE TABLE gd_test.keys AS
+SELECT i AS id,
+	   (ARRAY['NaN', '-0', '0', 'Infinity', '-Infinity', NULL, '1.5', '-1e300'])[1 + i % 8]::float8 AS f8,
+	   (ARRAY['NaN', '-0', '0', NULL, '2.5'])[1 + i % 5]::float4 AS f4,
+	   CASE WHEN i % 11 = 0 THEN NULL ELSE (i * 7919 % 7 - 3) * 3074457345618258 END::int8 AS i8,
+	   (i % 3 - 1)::int2 AS i2,
+	   date '2000-01-01' + (i * 31 % 5) AS d,
+	   timestamptz '2020-01-01 00:00:00+00' + (i * 13 % 4) * interval '1 hour' AS tz,
+	   CASE WHEN i % 97 = 0 THEN NULL
+			WHEN i % 89 = 0 THEN 'POINT EMPTY'::geometry
+			WHEN i % 83 = 0 THEN 'LINESTRING(0 0, 6 6)'::geometry
+			WHEN i % 79 = 0 THEN 'POLYGON((10 10, 14 10, 14 14, 10 10))'::geometry
+			ELSE ST_MakePoint(i % 40, i / 40) END AS geom
+FROM generate_series(1, 4000) i;
+SELECT is(gd_test.agg_fast_diff('SELECT f8, i2, gpu_dbscan_agg(geom, 1.5, 3) AS a FROM gd_test.keys GROUP BY f8, i2 ORDER BY f8, i2', 2),
+		  NULL, 'float8 (NaN, -0 = 0, infinities, NULL) and int2 groups, non-point rows, 2 workers');
+SELECT is(gd_test.agg_fast_diff('SELECT i8, gpu_dbscan_agg(geom, 1.5, 3) AS a FROM gd_test.keys GROUP BY i8 ORDER BY i8 DESC NULLS LAST', 2),
+		  NULL, 'int8 groups ORDER BY DESC NULLS LAST');
+SELECT is(gd_test.agg_fast_diff('SELECT f4, d, tz, gpu_dbscan_agg(geom, 2, 4) AS a FROM gd_test.keys GROUP BY f4, d, tz ORDER BY f4, d, tz', 0),
+		  NULL, 'float4, date and timestamptz groups, leader alone');
+SELECT is(gd_test.agg_fast_diff('SELECT gpu_dbscan_agg(geom, 1.2, 2) AS a FROM gd_test.keys', 2),
+		  NULL, 'ungrouped with NULL, EMPTY and non-point rows');
+SELECT is(gd_test.agg_fast_diff('SELECT gpu_dbscan_agg(geom, 1.2, 2) AS a FROM gd_test.keys WHERE id < 0', 2),
+		  NULL, 'no row, ungrouped: one NULL');
+SELECT is(gd_test.agg_fast_diff('SELECT i2, gpu_dbscan_agg(geom, 1.2, 2) AS a FROM gd_test.keys WHERE id < 0 GROUP BY i2', 2),
+		  NULL, 'no row, grouped: no group');
+SELECT is(gd_test.agg_fast_diff('SELECT gpu_dbscan_agg(geom, 1.2, 2) AS a FROM gd_test.keys WHERE geom IS NULL', 0),
+		  NULL, 'only NULL rows');
+SELECT is((SELECT gpu_dbscan_agg(geom, 1.2, 2) FROM gd_test.keys WHERE id < 0), NULL, 'no row: NULL');
+
+SELECT is(gd_test.agg_fast_diff('SELECT i2, gpu_dbscan_agg(geom, 1.5, 3) AS a FROM gd_test.keys GROUP BY i2 HAVING array_length(gpu_dbscan_agg(geom, 1.5, 3), 1) > 1333 AND i2 <> 1 ORDER BY i2', 2),
+		  NULL, 'HAVING over the aggregate and a group column, evaluated by the node');
+SELECT is(gd_test.agg_fast_diff('SELECT 1 AS one FROM gd_test.keys HAVING gpu_dbscan_agg(geom, 1.5, 3) IS NULL', 0),
+		  NULL, 'HAVING over an aggregate that the target leaves out');
+
+-- 5. errors: the same error, the same row within the group
+CREATE TABLE gd_test.bad AS
+SELECT i AS id, i % 3 AS part,
+	   CASE WHEN i = 700 THEN ST_MakePoint('NaN'::float8, 1)
+			WHEN i = 900 THEN ST_SetSRID(ST_MakePoint(1, 1), 4326)
+			WHEN i = 400 THEN 'MULTIPOINT(EMPTY, 1 1)'::geometry
+			ELSE ST_MakePoint(i % 100, i / 100) END AS geom
+FROM generate_series(1, 3000) i;
+SELECT is(gd_test.agg_fast_diff('SELECT gpu_dbscan_agg(geom, 1, 2) AS a FROM gd_test.bad WHERE id > 400', 2),
+		  NULL, 'a NaN coordinate: the same error and row number');
+SELECT is(gd_test.agg_fast_diff('SELECT part, gpu_dbscan_agg(geom, 1, 2) AS a FROM gd_test.bad WHERE id > 800 GROUP BY part', 2),
+		  NULL, 'a second SRID in a group: the same error and row number within the group');
+SELECT is(gd_test.agg_fast_diff('SELECT part, gpu_dbscan_agg(geom, 1, 2) AS a FROM gd_test.bad GROUP BY part', 2),
+		  NULL, 'a malformed value first in heap order: the same error and row number');
+SELECT is(gd_test.agg_fast_diff('SELECT gpu_dbscan_agg(geom, -1, 2) AS a FROM gd_test.bad WHERE id NOT IN (400, 700, 900)', 2),
+		  NULL, 'a negative eps: the same error');
+SELECT is(gd_test.agg_fast_diff('SELECT part, gpu_dbscan_agg(geom, ''NaN'', NULL) AS a FROM gd_test.bad WHERE id NOT IN (400, 700, 900) GROUP BY part', 0),
+		  NULL, 'a NULL minpoints: the same error');
+SELECT is(gd_test.agg_fast_diff('SELECT gpu_dbscan_agg(geom, -1, 2) AS a FROM gd_test.bad WHERE id > 500', 2),
+		  NULL, 'a NaN row and a negative eps: the row''s error first, as the transition function raises it');
+SELECT is(gd_test.agg_fast_diff('SELECT gpu_dbscan_agg(geom, 1, 2) AS a FROM gd_test.bad WHERE id NOT IN (400, 700, 900) AND 1 / (id - 1777) > -10', 2),
+		  NULL, 'division by zero in the workers'' quals: the same error');
+SELECT is(gd_test.agg_fast_diff('SELECT gpu_dbscan_agg(geom, 1, -3) AS a FROM gd_test.bad WHERE id < 0', 2),
+		  NULL, 'a negative minpoints over no row: no error, NULL');
+-- the texts
+SELECT gd_test.use_fast_path(true, 2);
+SELECT is(gd_test.error_of('SELECT gpu_dbscan_agg(geom, -1, 2) FROM gd_test.bad WHERE id NOT IN (400, 700, 900)'),
+		  '22023 Tolerance must be a positive number: ', 'a negative eps: ST_ClusterDBSCAN''s message');
+SELECT is(gd_test.error_of('SELECT gpu_dbscan_agg(geom, 1, -2) FROM gd_test.bad WHERE id NOT IN (400, 700, 900)'),
+		  '22023 Minpoints must be a positive number: ', 'a negative minpoints: ST_ClusterDBSCAN''s message');
+SELECT is(gd_test.error_of('SELECT gpu_dbscan_agg(geom, ''NaN'', 2) FROM gd_test.bad WHERE id NOT IN (400, 700, 900)'),
+		  '22023 Tolerance must be a number, not NaN: ', 'a NaN eps: ST_ClusterDBSCAN''s message');
+SELECT is(gd_test.error_of('SELECT part, gpu_dbscan_agg(geom, 1, 2) FROM gd_test.bad WHERE id > 400 GROUP BY part'),
+		  '22023 gpu_dbscan: geometry has a NaN or infinite coordinate: Row 100 of the window partition.',
+		  'a NaN coordinate: the message, the row within its group (id 700 is part 1''s 100th row)');
+SELECT is((SELECT count(*)::int FROM pg_backend_memory_contexts WHERE name LIKE 'gpu_dbscan aggregate scan%'), 0,
+		  'no memory of the fast path is left after the errors');
+
+-- 6. the plan
+SELECT gd_test.use_fast_path(true, 2);
+SELECT matches(gd_test.plan_of('SELECT part, gpu_dbscan_agg(geom, 1, 2) FROM gd_test.bad WHERE id > 5 GROUP BY part ORDER BY part'),
+			   '^Custom Scan \(GpuDbscanAgg\)\n  Relation: bad\n  Group Key: part\n  Filter: \(id > 5\)\n  Workers Planned: 2\n$',
+			   'EXPLAIN: the custom scan, its group key, filter and workers; no Sort for ORDER BY the group key');
+SELECT is(gd_test.is_agg_fast('SELECT gpu_dbscan_agg(geom, 1, 2) FROM gd_test.bad'), true, 'ungrouped: the custom scan');
+SELECT set_config('gpu_dbscan.fast_path', 'off', true);
+SELECT is(gd_test.is_agg_fast('SELECT gpu_dbscan_agg(geom, 1, 2) FROM gd_test.bad'), false,
+		  'gpu_dbscan.fast_path = off: the Agg');
+SELECT gd_test.use_fast_path(true, 0);
+
+-- 7. what the fast path does not serve plans as before
+SELECT is(gd_test.agg_fallback_diff('SELECT part, count(*), gpu_dbscan_agg(geom, 1, 2) FROM gd_test.bad WHERE id NOT IN (400, 700, 900) GROUP BY part ORDER BY part'),
+		  NULL, 'another aggregate in the query: today''s path');
+SELECT is(gd_test.agg_fallback_diff('SELECT gpu_dbscan_agg(p.geom, 1, 2) FROM gd_test.pts p JOIN gd_test.cases k ON k.case_id = p.id WHERE p.ds = 3'),
+		  NULL, 'a join: today''s path');
+SELECT is(gd_test.agg_fallback_diff('SELECT gpu_dbscan_agg(ST_Translate(geom, 1, 1), 1, 2) FROM gd_test.pts WHERE ds = 3'),
+		  NULL, 'an expression as the geometry: today''s path');
+SELECT is(gd_test.agg_fallback_diff('SELECT gpu_dbscan_agg(geom, id / 1000.0, 2) FROM gd_test.pts WHERE ds = 3'),
+		  NULL, 'a column as eps: today''s path');
+SELECT is(gd_test.agg_fallback_diff('SELECT gpu_dbscan_agg(geom, 1, 2 ORDER BY id DESC) FROM gd_test.pts WHERE ds = 3'),
+		  NULL, 'ORDER BY inside the aggregate: today''s path');
+SELECT is(gd_test.agg_fallback_diff('SELECT gpu_dbscan_agg(geom, 1, 2) FILTER (WHERE id > 10) FROM gd_test.pts WHERE ds = 3'),
+		  NULL, 'FILTER: today''s path');
+SELECT is(gd_test.agg_fallback_diff('SELECT part, gpu_dbscan_agg(geom, 1, 2) FROM gd_test.bad WHERE id NOT IN (400, 700, 900) GROUP BY part HAVING count(*) > 5 ORDER BY part'),
+		  NULL, 'another aggregate in HAVING: today''s path');
+SELECT is(gd_test.agg_fallback_diff('SELECT id % 3, gpu_dbscan_agg(geom, 1, 2) FROM gd_test.pts WHERE ds = 3 GROUP BY id % 3 ORDER BY 1'),
+		  NULL, 'GROUP BY an expression: today''s path');
+SELECT is(gd_test.agg_fallback_diff('SELECT gpu_dbscan_agg_3d(ST_Force3DZ(geom), 1, 2) FROM gd_test.pts WHERE ds = 3'),
+		  NULL, 'gpu_dbscan_agg_3d: today''s path');
+SELECT is(gd_test.agg_fallback_diff('SELECT gpu_dbscan_agg(ARRAY[ST_X(geom), ST_Y(geom)], 1, 2) FROM gd_test.pts WHERE ds = 3'),
+		  NULL, 'float8[] points: today''s path');
+
+SELECT * FROM finish();
+ROLLBACK;
