@@ -94,7 +94,9 @@ typedef enum PlanField
 	PF_GEOM_TYPE,
 	PF_NWORKERS,
 	PF_COLUMNS,					/* attnos of the carried by-value columns */
-	PF_KEYS,					/* GROUP BY: per key, column index, type, descending, nulls first */
+	PF_KEYS,					/* GROUP BY, then the aggregates' ORDER BY: per key, column
+								 * index, type, descending, nulls first */
+	PF_NGROUPKEYS,				/* how many of the keys are GROUP BY's */
 	PF_QUALS,					/* over the relation, varno 1 */
 	PF_SCANRELID,				/* the relation's range table index (path only) */
 	PF_NFIELDS					/* the path's: then the aggregates (for the scan tuple), HAVING */
@@ -150,8 +152,38 @@ typedef struct AggTarget
 	List	   *aggrefs;		/* distinct Aggrefs */
 	AttrNumber	geom_attno;
 	Oid			geom_type;
+	Aggref	   *ordered;		/* the first aggregate (with its ORDER BY, if any) */
+	List	   *order;			/* its ORDER BY: (attno, sort operator, nulls first) per key */
 	List	   *vars;			/* attnos of the Vars outside aggregates */
 } AggTarget;
+
+/*
+ * An aggregate's ORDER BY as a list of (attno, sort operator, nulls first)
+ * per key, for comparing aggregates; *ok false when a key is no plain
+ * column of relid.
+ */
+static List *
+aggregate_order(Aggref *ag, Index relid, bool *ok)
+{
+	List	   *order = NIL;
+	ListCell   *lc;
+
+	foreach(lc, ag->aggorder)
+	{
+		SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
+		Node	   *expr = get_sortgroupclause_expr(sgc, ag->args);
+
+		if (!is_plain_column(expr, relid))
+		{
+			*ok = false;
+			return NIL;
+		}
+		order = lappend(order, list_make3(makeInteger(((Var *) expr)->varattno),
+										  makeInteger((int) sgc->sortop),
+										  makeInteger(sgc->nulls_first)));
+	}
+	return order;
+}
 
 static bool
 agg_target_walker(Node *node, AggTarget *at)
@@ -165,8 +197,13 @@ agg_target_walker(Node *node, AggTarget *at)
 		Node	   *eps;
 		Node	   *minpoints;
 
-		if (!is_our_aggregate(ag->aggfnoid) || list_length(ag->args) != 3 ||
-			ag->aggorder != NIL || ag->aggdistinct != NIL || ag->aggfilter != NULL ||
+		List	   *order;
+		bool		order_ok = true;
+
+		/* three arguments, then the ORDER BY's keys (resjunk) */
+		if (!is_our_aggregate(ag->aggfnoid) || list_length(ag->args) < 3 ||
+			list_length(ag->args) != 3 + list_length(ag->aggorder) ||
+			ag->aggdistinct != NIL || ag->aggfilter != NULL ||
 			ag->aggstar || ag->aggvariadic || ag->agglevelsup != 0 ||
 			ag->aggsplit != AGGSPLIT_SIMPLE || ag->aggkind != AGGKIND_NORMAL)
 		{
@@ -183,6 +220,18 @@ agg_target_walker(Node *node, AggTarget *at)
 		{
 			at->ok = false;		/* one geometry column for every aggregate */
 			return false;
+		}
+		/* one order of the rows for every aggregate */
+		order = aggregate_order(ag, at->relid, &order_ok);
+		if (!order_ok || (at->ordered != NULL && !equal(order, at->order)))
+		{
+			at->ok = false;
+			return false;
+		}
+		if (at->ordered == NULL)
+		{
+			at->ordered = ag;
+			at->order = order;
 		}
 		at->geom_attno = ((Var *) geom)->varattno;
 		at->geom_type = exprType(geom);
@@ -225,11 +274,13 @@ consider_agg_scan(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_
 	RangeTblEntry *rte;
 	AggTarget	at;
 	List	   *columns = NIL;
+	List	   *group_columns;
 	List	   *keys = NIL;
 	List	   *quals = NIL;
 	ListCell   *lc;
 	CustomPath *cpath;
 	List	   *having;
+	int			ngroupkeys;
 	int			nworkers;
 
 	if (parse->commandType != CMD_SELECT || !parse->hasAggs || parse->groupingSets != NIL ||
@@ -256,12 +307,16 @@ consider_agg_scan(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_
 	if (!at.ok || at.aggrefs == NIL)
 		return;
 
-	/* the group columns come first among the carried ones; nothing else is carried */
+	/* the group columns, then the aggregates' ORDER BY columns; nothing else is carried */
 	if (!add_keys(root, parse->groupClause, at.relid, &columns, &keys))
+		return;
+	ngroupkeys = list_length(keys);
+	group_columns = list_copy(columns);
+	if (!add_keys_of(at.ordered->args, at.ordered->aggorder, at.relid, &columns, &keys))
 		return;
 	foreach(lc, at.vars)
 	{
-		if (!list_member_int(columns, lfirst_int(lc)))
+		if (!list_member_int(group_columns, lfirst_int(lc)))
 			return;				/* a column that is no group key (a key's dependant) */
 	}
 	if (list_length(columns) > SCAN_MAX_COLUMNS)
@@ -303,6 +358,7 @@ consider_agg_scan(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_
 									   makeInteger(nworkers),
 									   columns);
 	cpath->custom_private = lappend(cpath->custom_private, keys);
+	cpath->custom_private = lappend(cpath->custom_private, makeInteger(ngroupkeys));
 	cpath->custom_private = lappend(cpath->custom_private, quals);
 	cpath->custom_private = lappend(cpath->custom_private, makeInteger((int) at.relid));
 	cpath->custom_private = lappend(cpath->custom_private, at.aggrefs);
@@ -391,7 +447,8 @@ typedef struct AggScanState
 	Oid			geom_type;
 	RowsFns		fns;
 	int			ncolumns;		/* columns of the scan tuple before the aggregates */
-	int			nkeys;			/* the group keys */
+	int			nkeys;			/* the group keys, then the aggregates' ORDER BY */
+	int			ngroupkeys;
 	int			key_column[SCAN_MAX_COLUMNS];
 	SortKeyColumn keys[SCAN_MAX_COLUMNS];
 	int			naggs;
@@ -439,6 +496,7 @@ begin_agg_scan(CustomScanState *node, EState *estate, int eflags)
 	foreach(lc, columns)
 		st->req.columns[st->ncolumns++] = (AttrNumber) lfirst_int(lc);
 	st->req.ncolumns = st->ncolumns;
+	st->ngroupkeys = intVal(list_nth(priv, PF_NGROUPKEYS));
 	st->nkeys = 0;
 	foreach(lc, keys)
 	{
@@ -489,9 +547,9 @@ slot_at(const AggScanState *st, int64 p)
 }
 
 /*
- * The groups: the rows sorted stably by the group keys (heap order within
- * a group), group_start at each change of key; one group (empty or not)
- * without GROUP BY.
+ * The groups: the rows sorted stably by the group keys, then the
+ * aggregates' ORDER BY (heap order among ties), group_start at each change
+ * of group key; one group (empty or not) without GROUP BY.
  */
 static void
 find_groups(AggScanState *st)
@@ -502,14 +560,6 @@ find_groups(AggScanState *st)
 	int			k;
 
 	st->order = st->res.order;
-	if (st->nkeys == 0)
-	{
-		st->ngroups = 1;
-		st->group_start = MemoryContextAlloc(st->cxt, 2 * sizeof(int64));
-		st->group_start[0] = 0;
-		st->group_start[1] = n;
-		return;
-	}
 	for (k = 0; k < st->nkeys; k++)
 	{
 		st->keys[k].values = st->res.values[st->key_column[k]];
@@ -525,12 +575,20 @@ find_groups(AggScanState *st)
 		}
 		sort_slots(st->order, n, st->keys, st->nkeys);
 	}
+	if (st->ngroupkeys == 0)
+	{
+		st->ngroups = 1;
+		st->group_start = MemoryContextAlloc(st->cxt, 2 * sizeof(int64));
+		st->group_start[0] = 0;
+		st->group_start[1] = n;
+		return;
+	}
 	st->group_start = MemoryContextAllocHuge(st->cxt, (n + 1) * sizeof(int64));
 	for (p = 0; p < n; p++)
 	{
 		if ((p & 0xFFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
-		if (p == 0 || !sort_slots_equal(st->keys, st->nkeys, (uint32) slot_at(st, p - 1),
+		if (p == 0 || !sort_slots_equal(st->keys, st->ngroupkeys, (uint32) slot_at(st, p - 1),
 										(uint32) slot_at(st, p)))
 			st->group_start[g++] = p;
 	}
@@ -538,9 +596,17 @@ find_groups(AggScanState *st)
 	st->ngroups = g;
 }
 
+/* Whether the aggregates have an ORDER BY (keys beyond GROUP BY's). */
+static inline bool
+ordered(const AggScanState *st)
+{
+	return st->nkeys > st->ngroupkeys;
+}
+
 /*
  * The transition function's row checks, in heap order (the order a serial
- * scan feeds the Agg), each row numbered within its group.
+ * scan feeds the Agg), each row numbered within its group.  (With an ORDER
+ * BY, the Agg runs them group by group in that order: check_group_rows.)
  */
 static void
 check_rows(AggScanState *st, ScanFetch *fetch)
@@ -574,10 +640,28 @@ check_rows(AggScanState *st, ScanFetch *fetch)
 	}
 }
 
+/* The row checks of the group at output positions [b, e), in that order. */
+static void
+check_group_rows(AggScanState *st, ScanFetch *fetch, int64 b, int64 e)
+{
+	SridCheck	srids;
+	int64		p;
+
+	memset(&srids, 0, sizeof(srids));
+	for (p = b; p < e; p++)
+	{
+		if (((p - b) & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		scan_check_row(fetch, &st->res, &st->fns, &srids, slot_at(st, p), p - b);
+	}
+}
+
 /*
  * The final function for every aggregate of the group at output positions
- * [b, e): the array size, the parameters' checks, the clustering (the rows
- * laid out once).  Runs in a memory context the caller resets.
+ * [b, e): with an ORDER BY, the transitions' row checks (which the Agg
+ * runs at the end of the group, in that order); the array size, the
+ * parameters' checks, the clustering (the rows laid out once).  Runs in a
+ * memory context the caller resets.
  */
 static void
 finish_group(AggScanState *st, ScanFetch *fetch, int64 b, int64 e)
@@ -585,6 +669,9 @@ finish_group(AggScanState *st, ScanFetch *fetch, int64 b, int64 e)
 	Rows		rows;
 	bool		have_rows = false;
 	int			i;
+
+	if (ordered(st))
+		check_group_rows(st, fetch, b, e);
 
 	for (i = 0; i < st->naggs; i++)
 	{
@@ -642,7 +729,8 @@ run_agg_scan(AggScanState *st)
 									  ALLOCSET_DEFAULT_SIZES);
 
 	MemoryContextSwitchTo(group_cxt);
-	check_rows(st, &fetch);
+	if (!ordered(st))
+		check_rows(st, &fetch);
 	MemoryContextReset(group_cxt);
 
 	for (g = 0; g < st->ngroups && n > 0; g++)
@@ -760,6 +848,25 @@ rescan_agg_scan(CustomScanState *node)
 	((AggScanState *) node)->next_group = 0;
 }
 
+/* The keys [from, to) as EXPLAIN shows sort keys: column [DESC] [NULLS FIRST|LAST]. */
+static List *
+key_names(AggScanState *st, int from, int to)
+{
+	List	   *names = NIL;
+	int			k;
+
+	for (k = from; k < to; k++)
+	{
+		const SortKeyColumn *col = &st->keys[k];
+		char	   *name = get_attname(st->req.relid, st->req.columns[st->key_column[k]], false);
+
+		names = lappend(names, psprintf("%s%s%s", name, col->descending ? " DESC" : "",
+										col->nulls_first == col->descending ? "" :
+										col->nulls_first ? " NULLS FIRST" : " NULLS LAST"));
+	}
+	return names;
+}
+
 static void
 explain_agg_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 {
@@ -768,16 +875,10 @@ explain_agg_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 	List	   *dcxt = deparse_context_for(relname ? relname : "?", st->req.relid);
 
 	ExplainPropertyText("Relation", relname ? relname : "?", es);
-	if (st->nkeys > 0)
-	{
-		List	   *names = NIL;
-		int			k;
-
-		for (k = 0; k < st->nkeys; k++)
-			names = lappend(names, get_attname(st->req.relid, st->req.columns[st->key_column[k]],
-											   false));
-		ExplainPropertyList("Group Key", names, es);
-	}
+	if (st->ngroupkeys > 0)
+		ExplainPropertyList("Group Key", key_names(st, 0, st->ngroupkeys), es);
+	if (ordered(st))
+		ExplainPropertyList("Order Key", key_names(st, st->ngroupkeys, st->nkeys), es);
 	if (st->req.quals != NIL)
 		ExplainPropertyText("Filter",
 							deparse_expression((Node *) make_ands_explicit(st->req.quals),

@@ -116,12 +116,19 @@ column_index(List **columns, AttrNumber attno)
 bool
 add_keys(PlannerInfo *root, List *clause, Index relid, List **columns, List **keys)
 {
+	return add_keys_of(root->processed_tlist, clause, relid, columns, keys);
+}
+
+/* Adds the keys of a sort or group clause over tlist (see scan_plan.h). */
+bool
+add_keys_of(List *tlist, List *clause, Index relid, List **columns, List **keys)
+{
 	ListCell   *lc;
 
 	foreach(lc, clause)
 	{
 		SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
-		Node	   *expr = get_sortgroupclause_expr(sgc, root->processed_tlist);
+		Node	   *expr = get_sortgroupclause_expr(sgc, tlist);
 		bool		descending;
 		Var		   *v;
 

@@ -37,6 +37,9 @@ extern int	column_index(List **columns, AttrNumber attno);
  */
 extern bool add_keys(PlannerInfo *root, List *clause, Index relid, List **columns, List **keys);
 
+/* add_keys over the entries of tlist (an aggregate's arguments for its ORDER BY). */
+extern bool add_keys_of(List *tlist, List *clause, Index relid, List **columns, List **keys);
+
 /* Workers for the read: gpu_dbscan.scan_workers, or the planner's count for a parallel scan. */
 extern int	scan_workers(RelOptInfo *rel, RangeTblEntry *rte, List *quals, PlannerInfo *root);
 

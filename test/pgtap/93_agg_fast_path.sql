@@ -79,7 +79,7 @@ CREATE FUNCTION gd_test.agg_fallback_diff(q text) RETURNS text LANGUAGE sql AS $
 	SELECT gd_test.agg_diff_of(q, 2, false)
 $$;
 
-SELECT plan(39 + (SELECT count(*)::int FROM gd_test.cases) + (SELECT count(DISTINCT ds)::int FROM gd_test.cases));
+SELECT plan(45 + (SELECT count(*)::int FROM gd_test.cases) + (SELECT count(DISTINCT ds)::int FROM gd_test.cases));
 
 -- 1. every case ungrouped, the leader alone
 SELECT is(gd_test.agg_fast_diff(format('SELECT gpu_dbscan_agg(geom, %s::float8, %s) AS a FROM gd_test.pts WHERE ds = %s',
@@ -139,7 +139,8 @@ SELECT is(gd_test.agg_fast_diff('SELECT i2, gpu_dbscan_agg(geom, 1.5, 3) AS a FR
 SELECT is(gd_test.agg_fast_diff('SELECT 1 AS one FROM gd_test.keys HAVING gpu_dbscan_agg(geom, 1.5, 3) IS NULL', 0),
 		  NULL, 'HAVING over an aggregate that the target leaves out');
 
--- 5. errors: the same error, the same row within the group
+-- 5. ORDER BY inside the aggregate: the rows of each group in that order
+-- (gd_test.bad: rows that fail the checks, for here and 6)
 CREATE TABLE gd_test.bad AS
 SELECT i AS id, i % 3 AS part,
 	   CASE WHEN i = 700 THEN ST_MakePoint('NaN'::float8, 1)
@@ -147,6 +148,18 @@ SELECT i AS id, i % 3 AS part,
 			WHEN i = 400 THEN 'MULTIPOINT(EMPTY, 1 1)'::geometry
 			ELSE ST_MakePoint(i % 100, i / 100) END AS geom
 FROM generate_series(1, 3000) i;
+SELECT is(gd_test.agg_fast_diff('SELECT gpu_dbscan_agg(geom, 2, 3 ORDER BY id DESC) AS a FROM gd_test.pts WHERE ds = 3', 2),
+		  NULL, 'ORDER BY id DESC inside the aggregate, ungrouped');
+SELECT is(gd_test.agg_fast_diff('SELECT i2, d, gpu_dbscan_agg(geom, 1.5, 3 ORDER BY f8 DESC NULLS LAST, id) AS a, gpu_dbscan_agg(geom, 3, 5 ORDER BY f8 DESC NULLS LAST, id) AS b FROM gd_test.keys GROUP BY i2, d ORDER BY i2, d', 2),
+		  NULL, 'GROUP BY i2, d with ORDER BY f8 DESC NULLS LAST, id inside two aggregates');
+SELECT is(gd_test.agg_fast_diff('SELECT gpu_dbscan_agg(geom, 1, 2 ORDER BY id DESC) AS a FROM gd_test.bad WHERE id <> 400', 2),
+		  NULL, 'ORDER BY id DESC: a second SRID before a NaN in that order, the same error and row number');
+SELECT is(gd_test.agg_fast_diff('SELECT part, gpu_dbscan_agg(geom, -1, 2 ORDER BY id) AS a FROM gd_test.bad WHERE id > 500 GROUP BY part ORDER BY part', 2),
+		  NULL, 'ORDER BY inside, grouped: the first group''s parameter error before a later group''s NaN row, as the GroupAggregate');
+SELECT matches(gd_test.plan_of('SELECT part, gpu_dbscan_agg(geom, 1, 2 ORDER BY id DESC) FROM gd_test.bad GROUP BY part'),
+			   'GpuDbscanAgg.*Group Key: part\n  Order Key: id DESC\n', 'EXPLAIN: the aggregate''s ORDER BY as Order Key');
+
+-- 6. errors: the same error, the same row within the group
 SELECT is(gd_test.agg_fast_diff('SELECT gpu_dbscan_agg(geom, 1, 2) AS a FROM gd_test.bad WHERE id > 400', 2),
 		  NULL, 'a NaN coordinate: the same error and row number');
 SELECT is(gd_test.agg_fast_diff('SELECT part, gpu_dbscan_agg(geom, 1, 2) AS a FROM gd_test.bad WHERE id > 800 GROUP BY part', 2),
@@ -177,18 +190,18 @@ SELECT is(gd_test.error_of('SELECT part, gpu_dbscan_agg(geom, 1, 2) FROM gd_test
 SELECT is((SELECT count(*)::int FROM pg_backend_memory_contexts WHERE name LIKE 'gpu_dbscan aggregate scan%'), 0,
 		  'no memory of the fast path is left after the errors');
 
--- 6. the plan
+-- 7. the plan
 SELECT gd_test.use_fast_path(true, 2);
 SELECT matches(gd_test.plan_of('SELECT part, gpu_dbscan_agg(geom, 1, 2) FROM gd_test.bad WHERE id > 5 GROUP BY part ORDER BY part'),
 			   '^Custom Scan \(GpuDbscanAgg\)\n  Relation: bad\n  Group Key: part\n  Filter: \(id > 5\)\n  Workers Planned: 2\n$',
 			   'EXPLAIN: the custom scan, its group key, filter and workers; no Sort for ORDER BY the group key');
 SELECT is(gd_test.is_agg_fast('SELECT gpu_dbscan_agg(geom, 1, 2) FROM gd_test.bad'), true, 'ungrouped: the custom scan');
-SELECT set_config('gpu_dbscan.fast_path', 'off', true);
+SET LOCAL gpu_dbscan.fast_path = off;
 SELECT is(gd_test.is_agg_fast('SELECT gpu_dbscan_agg(geom, 1, 2) FROM gd_test.bad'), false,
 		  'gpu_dbscan.fast_path = off: the Agg');
 SELECT gd_test.use_fast_path(true, 0);
 
--- 7. what the fast path does not serve plans as before
+-- 8. what the fast path does not serve plans as before
 SELECT is(gd_test.agg_fallback_diff('SELECT part, count(*), gpu_dbscan_agg(geom, 1, 2) FROM gd_test.bad WHERE id NOT IN (400, 700, 900) GROUP BY part ORDER BY part'),
 		  NULL, 'another aggregate in the query: today''s path');
 SELECT is(gd_test.agg_fallback_diff('SELECT gpu_dbscan_agg(p.geom, 1, 2) FROM gd_test.pts p JOIN gd_test.cases k ON k.case_id = p.id WHERE p.ds = 3'),
@@ -197,8 +210,10 @@ SELECT is(gd_test.agg_fallback_diff('SELECT gpu_dbscan_agg(ST_Translate(geom, 1,
 		  NULL, 'an expression as the geometry: today''s path');
 SELECT is(gd_test.agg_fallback_diff('SELECT gpu_dbscan_agg(geom, id / 1000.0, 2) FROM gd_test.pts WHERE ds = 3'),
 		  NULL, 'a column as eps: today''s path');
-SELECT is(gd_test.agg_fallback_diff('SELECT gpu_dbscan_agg(geom, 1, 2 ORDER BY id DESC) FROM gd_test.pts WHERE ds = 3'),
-		  NULL, 'ORDER BY inside the aggregate: today''s path');
+SELECT is(gd_test.agg_fallback_diff('SELECT gpu_dbscan_agg(geom, 1, 2 ORDER BY id DESC), gpu_dbscan_agg(geom, 1, 2 ORDER BY id) FROM gd_test.pts WHERE ds = 3'),
+		  NULL, 'two aggregates of different ORDER BY: today''s path');
+SELECT is(gd_test.agg_fallback_diff('SELECT gpu_dbscan_agg(geom, 1, 2 ORDER BY md5(id::text)) FROM gd_test.pts WHERE ds = 3'),
+		  NULL, 'ORDER BY an expression inside the aggregate: today''s path');
 SELECT is(gd_test.agg_fallback_diff('SELECT gpu_dbscan_agg(geom, 1, 2) FILTER (WHERE id > 10) FROM gd_test.pts WHERE ds = 3'),
 		  NULL, 'FILTER: today''s path');
 SELECT is(gd_test.agg_fallback_diff('SELECT part, gpu_dbscan_agg(geom, 1, 2) FROM gd_test.bad WHERE id NOT IN (400, 700, 900) GROUP BY part HAVING count(*) > 5 ORDER BY part'),
