@@ -620,7 +620,12 @@ check_rows(AggScanState *st, ScanFetch *fetch)
 
 	if (st->ngroups > 1)
 	{
-		group_of = MemoryContextAllocHuge(CurrentMemoryContext, n * sizeof(uint32));
+		/* by slot: the read's slots may leave gaps, up to its arrays' capacity */
+		int64		nslots = 0;
+
+		for (r = 0; r < n; r++)
+			nslots = Max(nslots, slot_at(st, r) + 1);
+		group_of = MemoryContextAllocHuge(CurrentMemoryContext, nslots * sizeof(uint32));
 		for (g = 0; g < st->ngroups; g++)
 			for (r = st->group_start[g]; r < st->group_start[g + 1]; r++)
 				group_of[slot_at(st, r)] = (uint32) g;
