@@ -578,14 +578,16 @@ AS 'MODULE_PATHNAME', 'gpu_dbscan_support'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 COMMENT ON FUNCTION gpu_dbscan_support(internal) IS
-'Planner support of gpu_dbscan(geometry, float8, int) and of gpu_dbscan_agg(geometry, float8, int)''s transition function: loads the module while the query is planned, so that their fast paths (gpu_dbscan.fast_path) can be planned';
+'Planner support of gpu_dbscan(geometry, float8, int) and of the transition functions of gpu_dbscan_agg and gpu_dbscan_params over geometry: loads the module while the query is planned, so that their fast paths (gpu_dbscan.fast_path) can be planned';
 
 ALTER FUNCTION gpu_dbscan(geometry, float8, int) SUPPORT gpu_dbscan_support;
 
--- The aggregate's fast path (agg_scan.c, custom scan GpuDbscanAgg): the
--- planner costs gpu_dbscan_agg through its transition function, whose
--- support function loads the module in time for its planner hook.
+-- The aggregates' fast path (agg_scan.c, custom scan GpuDbscanAgg): the
+-- planner costs gpu_dbscan_agg and gpu_dbscan_params through their
+-- transition functions, whose support function loads the module in time for
+-- its planner hook.
 ALTER FUNCTION gpu_dbscan_agg_transfn(internal, geometry, float8, int) SUPPORT gpu_dbscan_support;
+ALTER FUNCTION gpu_dbscan_params_transfn(internal, geometry, float8[], int[]) SUPPORT gpu_dbscan_support;
 
 -- ---- Table-level entry points (issue 9): a whole table (or a column of
 -- it) clustered as gpu_dbscan() OVER ([PARTITION BY partition_by] [ORDER BY

@@ -1,16 +1,20 @@
 /*
  * agg_scan.c — the fast path of SELECT gpu_dbscan_agg(geom, eps, minpoints)
- * FROM t [WHERE ...] [GROUP BY k, ...] (issue 9): a planner hook that offers,
+ * (or gpu_dbscan_params(geom, eps[], minpoints[])) FROM t [WHERE ...]
+ * [GROUP BY k, ...] [HAVING ...] (issue 9): a planner hook that offers,
  * beside the Agg over a scan, a custom scan node "GpuDbscanAgg" that reads
  * the table in parallel (parallel_read.c) with the group columns, groups the
  * rows by a stable sort on them (sort_keys.c), clusters each group through
- * the core and returns one row per group: the aggregate's int[] of ids.
+ * the core and returns one row per group: each aggregate's final function's
+ * result (gpu_dbscan_agg's int[] of ids, gpu_dbscan_params's summaries
+ * through params_summary, aggregates.c).
  *
- * It is offered only when it gives the aggregate's answers: one base table
+ * It is offered only when it gives the aggregates' answers: one base table
  * (no join, inheritance or sample), every aggregate of the query
- * gpu_dbscan_agg(geometry, float8, int) (not _3d or another input type)
- * over one plain geometry column with constant eps and minpoints, no
- * DISTINCT, ORDER BY or FILTER inside it, no grouping sets, window or
+ * gpu_dbscan_agg or gpu_dbscan_params over geometry (not _3d, float8[] or
+ * geography; not gpu_dbscan_collect) over one plain geometry column with
+ * constant eps and minpoints and one ORDER BY of plain columns (or none), no
+ * DISTINCT or FILTER inside them, no grouping sets, window or
  * set-returning function, GROUP BY on plain columns of the types
  * sort_keys.c orders, every other column of the target and of HAVING (which
  * the node evaluates on its rows) a group column, and quals without
@@ -36,8 +40,8 @@
  *
  * The hook is chained after window_scan.c's (both from _PG_init); the module
  * must be loaded when the query is planned: gpu_dbscan_support is the
- * planner support function of gpu_dbscan_agg_transfn, which the planner
- * calls as it costs the aggregate.
+ * planner support function of the two transition functions (over
+ * geometry), which the planner calls as it costs the aggregates.
  */
 #include "postgres.h"
 
@@ -63,6 +67,7 @@
 #include "rewrite/rewriteManip.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/datum.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -71,6 +76,7 @@
 #include "utils/syscache.h"
 
 #include "agg_scan.h"
+#include "aggregates.h"
 #include "cluster.h"
 #include "guc.h"
 #include "parallel_read.h"
@@ -82,7 +88,13 @@
 #include "sort_keys.h"
 
 #define NODE_NAME "GpuDbscanAgg"
-#define AGG_NAME "gpu_dbscan_agg"
+/* The aggregates it serves (over geometry): their final functions' results. */
+typedef enum AggKind
+{
+	AGG_NONE = 0,
+	AGG_IDS,					/* gpu_dbscan_agg: int[] of ids */
+	AGG_PARAMS					/* gpu_dbscan_params: gpu_dbscan_params_row[] */
+} AggKind;
 
 static create_upper_paths_hook_type prev_create_upper_paths_hook = NULL;
 
@@ -104,30 +116,41 @@ typedef enum PlanField
 
 /* ---- recognising the query ------------------------------------------------ */
 
-/* Whether aggfnoid is gpu_dbscan_agg: this module's transition and final functions. */
-static bool
-is_our_aggregate(Oid aggfnoid)
+/*
+ * Which of ours aggfnoid is, by its transition and final functions (C, this
+ * module): gpu_dbscan_agg or gpu_dbscan_params (any input type: the caller
+ * checks the geometry), AGG_NONE for anything else.
+ */
+static AggKind
+our_aggregate(Oid aggfnoid)
 {
-	static Oid	cached_yes = InvalidOid;
+	static Oid	cached[3];
 	HeapTuple	tup;
-	bool		ours;
+	AggKind		kind = AGG_NONE;
 
-	if (aggfnoid == cached_yes)
-		return true;
+	if (aggfnoid == cached[AGG_IDS])
+		return AGG_IDS;
+	if (aggfnoid == cached[AGG_PARAMS])
+		return AGG_PARAMS;
 	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggfnoid));
 	if (!HeapTupleIsValid(tup))
-		return false;
+		return AGG_NONE;
 	{
 		Form_pg_aggregate agg = (Form_pg_aggregate) GETSTRUCT(tup);
 
-		ours = agg->aggkind == AGGKIND_NORMAL &&
-			is_module_function(agg->aggtransfn, "gpu_dbscan_agg_transfn") &&
-			is_module_function(agg->aggfinalfn, "gpu_dbscan_agg_finalfn");
+		if (agg->aggkind != AGGKIND_NORMAL)
+			kind = AGG_NONE;
+		else if (is_module_function(agg->aggtransfn, "gpu_dbscan_agg_transfn") &&
+				 is_module_function(agg->aggfinalfn, "gpu_dbscan_agg_finalfn"))
+			kind = AGG_IDS;
+		else if (is_module_function(agg->aggtransfn, "gpu_dbscan_params_transfn") &&
+				 is_module_function(agg->aggfinalfn, "gpu_dbscan_params_finalfn"))
+			kind = AGG_PARAMS;
 	}
 	ReleaseSysCache(tup);
-	if (ours)
-		cached_yes = aggfnoid;
-	return ours;
+	if (kind != AGG_NONE)
+		cached[kind] = aggfnoid;
+	return kind;
 }
 
 /* Whether type is PostGIS's geometry (the transition function is shared with float8[] and geography). */
@@ -199,9 +222,11 @@ agg_target_walker(Node *node, AggTarget *at)
 
 		List	   *order;
 		bool		order_ok = true;
+		AggKind		kind = our_aggregate(ag->aggfnoid);
+		bool		arrays = kind == AGG_PARAMS;
 
 		/* three arguments, then the ORDER BY's keys (resjunk) */
-		if (!is_our_aggregate(ag->aggfnoid) || list_length(ag->args) < 3 ||
+		if (kind == AGG_NONE || list_length(ag->args) < 3 ||
 			list_length(ag->args) != 3 + list_length(ag->aggorder) ||
 			ag->aggdistinct != NIL || ag->aggfilter != NULL ||
 			ag->aggstar || ag->aggvariadic || ag->agglevelsup != 0 ||
@@ -214,7 +239,8 @@ agg_target_walker(Node *node, AggTarget *at)
 		eps = (Node *) lsecond_node(TargetEntry, ag->args)->expr;
 		minpoints = (Node *) lthird_node(TargetEntry, ag->args)->expr;
 		if (!is_plain_column(geom, at->relid) || !IsA(eps, Const) || !IsA(minpoints, Const) ||
-			exprType(eps) != FLOAT8OID || exprType(minpoints) != INT4OID ||
+			exprType(eps) != (arrays ? FLOAT8ARRAYOID : FLOAT8OID) ||
+			exprType(minpoints) != (arrays ? INT4ARRAYOID : INT4OID) ||
 			!is_geometry_type(exprType(geom)) ||
 			(at->geom_attno != 0 && ((Var *) geom)->varattno != at->geom_attno))
 		{
@@ -429,15 +455,17 @@ plan_agg_scan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *t
 
 /* ---- execution ---------------------------------------------------------------- */
 
-/* One aggregate of the node: its parameters and the ids by output position. */
+/* One aggregate of the node: its parameters and results. */
 typedef struct ScanAggregate
 {
-	Params		params;			/* one eps, one minpoints, as the transition function reads them */
-	double		eps;
-	bool		eps_null;
-	int32		minpoints;
-	bool		minpoints_null;
-	int32	   *ids;
+	AggKind		kind;
+	const char *fn;				/* its name in errors */
+	Const	   *eps;			/* the arguments */
+	Const	   *minpoints;
+	Params		params;			/* read from them as the transition function reads them */
+	Oid			row_type;		/* AGG_PARAMS: the result's element type */
+	int32	   *ids;			/* AGG_IDS: by output position */
+	Datum	   *results;		/* AGG_PARAMS: by group */
 } ScanAggregate;
 
 typedef struct AggScanState
@@ -516,20 +544,13 @@ begin_agg_scan(CustomScanState *node, EState *estate, int eflags)
 	{
 		TargetEntry *te = list_nth_node(TargetEntry, cscan->custom_scan_tlist, st->ncolumns + i);
 		Aggref	   *ag = castNode(Aggref, te->expr);
-		Const	   *eps = castNode(Const, lsecond_node(TargetEntry, ag->args)->expr);
-		Const	   *minpoints = castNode(Const, lthird_node(TargetEntry, ag->args)->expr);
 		ScanAggregate *a = &st->aggs[i];
 
-		a->eps_null = eps->constisnull;
-		a->eps = eps->constisnull ? 0 : DatumGetFloat8(eps->constvalue);
-		a->minpoints_null = minpoints->constisnull;
-		a->minpoints = minpoints->constisnull ? 0 : DatumGetInt32(minpoints->constvalue);
-		a->params.neps = 1;
-		a->params.eps = &a->eps;
-		a->params.eps_null = &a->eps_null;
-		a->params.nminpoints = 1;
-		a->params.minpoints = &a->minpoints;
-		a->params.minpoints_null = &a->minpoints_null;
+		a->kind = our_aggregate(ag->aggfnoid);
+		a->fn = a->kind == AGG_PARAMS ? "gpu_dbscan_params" : "gpu_dbscan_agg";
+		a->eps = castNode(Const, lsecond_node(TargetEntry, ag->args)->expr);
+		a->minpoints = castNode(Const, lthird_node(TargetEntry, ag->args)->expr);
+		a->row_type = a->kind == AGG_PARAMS ? get_element_type(ag->aggtype) : InvalidOid;
 	}
 	st->cxt = AllocSetContextCreate(estate->es_query_cxt, "gpu_dbscan aggregate scan",
 									ALLOCSET_DEFAULT_SIZES);
@@ -669,33 +690,37 @@ check_group_rows(AggScanState *st, ScanFetch *fetch, int64 b, int64 e)
  * memory context the caller resets.
  */
 static void
-finish_group(AggScanState *st, ScanFetch *fetch, int64 b, int64 e)
+finish_group(AggScanState *st, ScanFetch *fetch, int64 g, int64 b, int64 e)
 {
 	Rows		rows;
-	bool		have_rows = false;
 	int			i;
 
 	if (ordered(st))
 		check_group_rows(st, fetch, b, e);
+	scan_rows_build(&rows, &st->fns, &st->res, st->order, b, e, fetch);
 
 	for (i = 0; i < st->naggs; i++)
 	{
 		ScanAggregate *a = &st->aggs[i];
 		ClusterJob	job;
 
+		if (a->kind == AGG_PARAMS)
+		{
+			Datum		result = params_summary(&rows, &a->params, a->fn, a->row_type);
+			MemoryContext old = MemoryContextSwitchTo(st->cxt);
+
+			a->results[g] = datumCopy(result, false, -1);	/* kept until the node ends */
+			MemoryContextSwitchTo(old);
+			continue;
+		}
 		if (e - b > MaxArraySize)
 			ereport(ERROR,
 					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 					 errmsg("%s: %lld rows do not fit in one array (at most %d)",
-							AGG_NAME, (long long) (e - b), (int) MaxArraySize)));
+							a->fn, (long long) (e - b), (int) MaxArraySize)));
 		memset(&job, 0, sizeof(job));
-		job.minpoints = params_check(&a->params, AGG_NAME);
-		if (!have_rows)
-		{
-			scan_rows_build(&rows, &st->fns, &st->res, st->order, b, e, fetch);
-			have_rows = true;
-		}
-		job.eps = a->eps;
+		job.minpoints = params_check(&a->params, a->fn);
+		job.eps = a->params.eps[0];
 		job.nminpoints = 1;
 		job.ids = a->ids + b;
 		cluster_rows(&rows, &job);
@@ -722,7 +747,19 @@ run_agg_scan(AggScanState *st)
 	INSTR_TIME_SET_CURRENT(start);
 	find_groups(st);
 	for (i = 0; i < st->naggs; i++)
-		st->aggs[i].ids = MemoryContextAllocHuge(st->cxt, Max(n, 1) * sizeof(int32));
+	{
+		ScanAggregate *a = &st->aggs[i];
+
+		if (a->kind == AGG_IDS)
+			a->ids = MemoryContextAllocHuge(st->cxt, Max(n, 1) * sizeof(int32));
+		else
+			a->results = MemoryContextAllocZero(st->cxt, Max(st->ngroups, 1) * sizeof(Datum));
+		/* what the first transition reads, before its row (an array's errors) */
+		if (n > 0)
+			params_read_values(a->eps->constvalue, a->eps->constisnull,
+							   a->minpoints->constvalue, a->minpoints->constisnull,
+							   a->kind == AGG_PARAMS, a->fn, &a->params, st->cxt);
+	}
 
 	rows_fns_init(&st->fns, st->geom_type, st->cxt);
 	memset(&fetch, 0, sizeof(fetch));
@@ -745,10 +782,10 @@ run_agg_scan(AggScanState *st)
 
 		if (e - b > GD_PROGRESS_MIN_ROWS)
 		{
-			gd_progress_begin(AGG_NAME, e - b);
+			gd_progress_begin(st->aggs[0].fn, e - b);
 			gd_progress_rows(e - b);	/* read in parallel before the first group */
 		}
-		finish_group(st, &fetch, b, e);
+		finish_group(st, &fetch, g, b, e);
 		if (e - b > GD_PROGRESS_MIN_ROWS)
 			gd_progress_end();
 		MemoryContextReset(group_cxt);
@@ -813,7 +850,14 @@ next_agg_row(ScanState *ss)
 	}
 	for (c = 0; c < st->naggs; c++)
 	{
-		slot->tts_values[st->ncolumns + c] = empty ? (Datum) 0 : ids_array(st->aggs[c].ids, b, e);
+		ScanAggregate *a = &st->aggs[c];
+
+		if (empty)
+			slot->tts_values[st->ncolumns + c] = (Datum) 0;
+		else if (a->kind == AGG_PARAMS)
+			slot->tts_values[st->ncolumns + c] = a->results[g];
+		else
+			slot->tts_values[st->ncolumns + c] = ids_array(a->ids, b, e);
 		slot->tts_isnull[st->ncolumns + c] = empty;
 	}
 	MemoryContextSwitchTo(old);

@@ -1,15 +1,17 @@
--- 93_agg_fast_path: gpu_dbscan_agg(geom, eps, minpoints) FROM t [WHERE ...]
--- [GROUP BY k, ...] planned as the custom scan GpuDbscanAgg (issue 9:
--- parallel read, grouping by a stable sort, clustering per group) gives
--- today's Agg's rows and errors, with the leader alone and with workers:
+-- 93_agg_fast_path: gpu_dbscan_agg(geom, eps, minpoints) and
+-- gpu_dbscan_params FROM t [WHERE ...] [GROUP BY k, ...] [HAVING ...]
+-- planned as the custom scan GpuDbscanAgg (issue 9: parallel read, groups
+-- by a stable sort, clustering per group) give today's Agg's rows and
+-- errors, with the leader alone and with workers:
 --   every case of 10_equivalence_random's data sets ungrouped (leader
 --   alone), every set grouped by its partitions (two workers);
 --   group keys of every type sort_keys.c orders (NULLs, NaN, -0 and 0),
---   NULL, EMPTY and non-point rows, no row at all;
+--   NULL, EMPTY and non-point rows, no row at all, HAVING, ORDER BY inside
+--   the aggregate;
 --   errors raised by row (NaN, malformed, second SRID: the same row number
 --   within the group), by the parameters, inside the workers' quals;
 --   queries it does not serve (other aggregates, joins, expressions as
---   arguments, ORDER BY inside the aggregate, HAVING, ...) plan as before.
+--   arguments, _3d, float8[], gpu_dbscan_collect, ...) plan as before.
 -- Today's side is the serial Agg over a sequential scan from block 0, a
 -- HashAggregate where grouped (enable_sort off): each group's rows in heap
 -- order, the fast path's order.
@@ -79,7 +81,7 @@ CREATE FUNCTION gd_test.agg_fallback_diff(q text) RETURNS text LANGUAGE sql AS $
 	SELECT gd_test.agg_diff_of(q, 2, false)
 $$;
 
-SELECT plan(45 + (SELECT count(*)::int FROM gd_test.cases) + (SELECT count(DISTINCT ds)::int FROM gd_test.cases));
+SELECT plan(60 + (SELECT count(*)::int FROM gd_test.cases) + (SELECT count(DISTINCT ds)::int FROM gd_test.cases));
 
 -- 1. every case ungrouped, the leader alone
 SELECT is(gd_test.agg_fast_diff(format('SELECT gpu_dbscan_agg(geom, %s::float8, %s) AS a FROM gd_test.pts WHERE ds = %s',
@@ -190,7 +192,29 @@ SELECT is(gd_test.error_of('SELECT part, gpu_dbscan_agg(geom, 1, 2) FROM gd_test
 SELECT is((SELECT count(*)::int FROM pg_backend_memory_contexts WHERE name LIKE 'gpu_dbscan aggregate scan%'), 0,
 		  'no memory of the fast path is left after the errors');
 
--- 7. the plan
+-- 7. gpu_dbscan_params: the same sweep summaries, alone and beside gpu_dbscan_agg
+SELECT is(gd_test.agg_fast_diff(format('SELECT gpu_dbscan_params(geom, ''{0.5, 1, 2.5}'', ''{1, 3, 8}'') AS p FROM gd_test.pts WHERE ds = %s', ds), 0),
+		  NULL, format('gpu_dbscan_params ungrouped, leader alone: ds %s', ds))
+FROM generate_series(1, 30, 7) ds;
+SELECT is(gd_test.agg_fast_diff('SELECT ds, gpu_dbscan_params(geom, ''{0.7, 2}'', ''{2, 4, 9}'') AS p, gpu_dbscan_agg(geom, 2, 4) AS a FROM gd_test.pts GROUP BY ds ORDER BY ds', 2),
+		  NULL, 'gpu_dbscan_params and gpu_dbscan_agg grouped by set, 2 workers');
+SELECT is(gd_test.agg_fast_diff('SELECT i2, gpu_dbscan_params(geom, ''{1.5, 3}'', ''{2, 5}'' ORDER BY id DESC) AS p FROM gd_test.keys GROUP BY i2 ORDER BY i2', 2),
+		  NULL, 'gpu_dbscan_params with ORDER BY inside, NULL, EMPTY and non-point rows');
+SELECT is(gd_test.agg_fast_diff('SELECT gpu_dbscan_params(geom, ''{1, NULL}'', ''{2}'') AS p FROM gd_test.keys', 2),
+		  NULL, 'gpu_dbscan_params, a NULL eps: the same error');
+SELECT is(gd_test.agg_fast_diff('SELECT gpu_dbscan_params(geom, ''{}'', ''{2}'') AS p FROM gd_test.keys', 2),
+		  NULL, 'gpu_dbscan_params, no eps: the same error');
+SELECT is(gd_test.agg_fast_diff('SELECT gpu_dbscan_params(geom, ''{{1, 2}}'', ''{2}'') AS p FROM gd_test.keys', 0),
+		  NULL, 'gpu_dbscan_params, a 2-D eps array: the same error');
+SELECT is(gd_test.agg_fast_diff('SELECT gpu_dbscan_params(geom, ''{1}'', ''{2}'') AS p FROM gd_test.bad WHERE id > 400', 2),
+		  NULL, 'gpu_dbscan_params, a NaN row: the same error and row number');
+SELECT is(gd_test.agg_fast_diff('SELECT gpu_dbscan_params(geom, ''{1}'', ''{2}'') AS p FROM gd_test.bad WHERE id < 0', 2),
+		  NULL, 'gpu_dbscan_params over no row: NULL');
+SELECT gd_test.use_fast_path(true, 2);
+SELECT is(gd_test.error_of('SELECT gpu_dbscan_params(geom, ''{}'', ''{2}'') FROM gd_test.keys'),
+		  '22023 gpu_dbscan_params: eps must hold at least one value: ', 'gpu_dbscan_params, no eps: the message');
+
+-- 8. the plan
 SELECT gd_test.use_fast_path(true, 2);
 SELECT matches(gd_test.plan_of('SELECT part, gpu_dbscan_agg(geom, 1, 2) FROM gd_test.bad WHERE id > 5 GROUP BY part ORDER BY part'),
 			   '^Custom Scan \(GpuDbscanAgg\)\n  Relation: bad\n  Group Key: part\n  Filter: \(id > 5\)\n  Workers Planned: 2\n$',
@@ -201,7 +225,7 @@ SELECT is(gd_test.is_agg_fast('SELECT gpu_dbscan_agg(geom, 1, 2) FROM gd_test.ba
 		  'gpu_dbscan.fast_path = off: the Agg');
 SELECT gd_test.use_fast_path(true, 0);
 
--- 8. what the fast path does not serve plans as before
+-- 9. what the fast path does not serve plans as before
 SELECT is(gd_test.agg_fallback_diff('SELECT part, count(*), gpu_dbscan_agg(geom, 1, 2) FROM gd_test.bad WHERE id NOT IN (400, 700, 900) GROUP BY part ORDER BY part'),
 		  NULL, 'another aggregate in the query: today''s path');
 SELECT is(gd_test.agg_fallback_diff('SELECT gpu_dbscan_agg(p.geom, 1, 2) FROM gd_test.pts p JOIN gd_test.cases k ON k.case_id = p.id WHERE p.ds = 3'),
@@ -224,6 +248,10 @@ SELECT is(gd_test.agg_fallback_diff('SELECT gpu_dbscan_agg_3d(ST_Force3DZ(geom),
 		  NULL, 'gpu_dbscan_agg_3d: today''s path');
 SELECT is(gd_test.agg_fallback_diff('SELECT gpu_dbscan_agg(ARRAY[ST_X(geom), ST_Y(geom)], 1, 2) FROM gd_test.pts WHERE ds = 3'),
 		  NULL, 'float8[] points: today''s path');
+SELECT is(gd_test.agg_fallback_diff('SELECT gpu_dbscan_params_3d(ST_Force3DZ(geom), ''{1}'', ''{2}'') FROM gd_test.pts WHERE ds = 3'),
+		  NULL, 'gpu_dbscan_params_3d: today''s path');
+SELECT is(gd_test.agg_fallback_diff('SELECT gpu_dbscan_collect(geom, 1, 2) FROM gd_test.pts WHERE ds = 3'),
+		  NULL, 'gpu_dbscan_collect: today''s path');
 
 SELECT * FROM finish();
 ROLLBACK;
