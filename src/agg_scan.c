@@ -1,18 +1,19 @@
 /*
  * agg_scan.c — the fast path of SELECT gpu_dbscan_agg(geom, eps, minpoints)
- * (or gpu_dbscan_params(geom, eps[], minpoints[])) FROM t [WHERE ...]
+ * (and gpu_dbscan_params, gpu_dbscan_collect) FROM t [WHERE ...]
  * [GROUP BY k, ...] [HAVING ...] (issue 9): a planner hook that offers,
  * beside the Agg over a scan, a custom scan node "GpuDbscanAgg" that reads
  * the table in parallel (parallel_read.c) with the group columns, groups the
  * rows by a stable sort on them (sort_keys.c), clusters each group through
  * the core and returns one row per group: each aggregate's final function's
  * result (gpu_dbscan_agg's int[] of ids, gpu_dbscan_params's summaries
- * through params_summary, aggregates.c).
+ * through params_summary, gpu_dbscan_collect's collections through
+ * collect_clusters, aggregates.c, each member fetched again by TID).
  *
  * It is offered only when it gives the aggregates' answers: one base table
  * (no join, inheritance or sample), every aggregate of the query
- * gpu_dbscan_agg or gpu_dbscan_params over geometry (not _3d, float8[] or
- * geography; not gpu_dbscan_collect) over one plain geometry column with
+ * gpu_dbscan_agg, gpu_dbscan_params or gpu_dbscan_collect over geometry
+ * (not _3d, float8[] or geography) over one plain geometry column with
  * constant eps and minpoints and one ORDER BY of plain columns (or none), no
  * DISTINCT or FILTER inside them, no grouping sets, window or
  * set-returning function, GROUP BY on plain columns of the types
@@ -40,7 +41,7 @@
  *
  * The hook is chained after window_scan.c's (both from _PG_init); the module
  * must be loaded when the query is planned: gpu_dbscan_support is the
- * planner support function of the two transition functions (over
+ * planner support function of the three transition functions (over
  * geometry), which the planner calls as it costs the aggregates.
  */
 #include "postgres.h"
@@ -93,8 +94,11 @@ typedef enum AggKind
 {
 	AGG_NONE = 0,
 	AGG_IDS,					/* gpu_dbscan_agg: int[] of ids */
-	AGG_PARAMS					/* gpu_dbscan_params: gpu_dbscan_params_row[] */
+	AGG_PARAMS,					/* gpu_dbscan_params: gpu_dbscan_params_row[] */
+	AGG_COLLECT					/* gpu_dbscan_collect: geometry[], a collection per cluster */
 } AggKind;
+
+#define AGG_NKINDS 4
 
 static create_upper_paths_hook_type prev_create_upper_paths_hook = NULL;
 
@@ -118,20 +122,20 @@ typedef enum PlanField
 
 /*
  * Which of ours aggfnoid is, by its transition and final functions (C, this
- * module): gpu_dbscan_agg or gpu_dbscan_params (any input type: the caller
- * checks the geometry), AGG_NONE for anything else.
+ * module): gpu_dbscan_agg, gpu_dbscan_params or gpu_dbscan_collect (any
+ * input type: the caller checks the geometry), AGG_NONE for anything else.
  */
 static AggKind
 our_aggregate(Oid aggfnoid)
 {
-	static Oid	cached[3];
+	static Oid	cached[AGG_NKINDS];
 	HeapTuple	tup;
 	AggKind		kind = AGG_NONE;
+	int			k;
 
-	if (aggfnoid == cached[AGG_IDS])
-		return AGG_IDS;
-	if (aggfnoid == cached[AGG_PARAMS])
-		return AGG_PARAMS;
+	for (k = AGG_IDS; k < AGG_NKINDS; k++)
+		if (aggfnoid == cached[k])
+			return (AggKind) k;
 	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggfnoid));
 	if (!HeapTupleIsValid(tup))
 		return AGG_NONE;
@@ -146,6 +150,9 @@ our_aggregate(Oid aggfnoid)
 		else if (is_module_function(agg->aggtransfn, "gpu_dbscan_params_transfn") &&
 				 is_module_function(agg->aggfinalfn, "gpu_dbscan_params_finalfn"))
 			kind = AGG_PARAMS;
+		else if (is_module_function(agg->aggtransfn, "gpu_dbscan_collect_transfn") &&
+				 is_module_function(agg->aggfinalfn, "gpu_dbscan_collect_finalfn"))
+			kind = AGG_COLLECT;
 	}
 	ReleaseSysCache(tup);
 	if (kind != AGG_NONE)
@@ -465,12 +472,21 @@ typedef struct ScanAggregate
 	Params		params;			/* read from them as the transition function reads them */
 	Oid			row_type;		/* AGG_PARAMS: the result's element type */
 	int32	   *ids;			/* AGG_IDS: by output position */
-	Datum	   *results;		/* AGG_PARAMS: by group */
+	Datum	   *results;		/* AGG_PARAMS, AGG_COLLECT: by group */
 } ScanAggregate;
+
+/* collect_clusters's value_of: a row of the group, fetched again by TID. */
+typedef struct GroupValues
+{
+	struct AggScanState *st;
+	ScanFetch  *fetch;
+	int64		b;				/* the group's first output position */
+} GroupValues;
 
 typedef struct AggScanState
 {
 	CustomScanState css;
+	CollectFns	collect;		/* AGG_COLLECT's PostGIS functions */
 	ScanRequest req;
 	Oid			geom_type;
 	RowsFns		fns;
@@ -547,7 +563,8 @@ begin_agg_scan(CustomScanState *node, EState *estate, int eflags)
 		ScanAggregate *a = &st->aggs[i];
 
 		a->kind = our_aggregate(ag->aggfnoid);
-		a->fn = a->kind == AGG_PARAMS ? "gpu_dbscan_params" : "gpu_dbscan_agg";
+		a->fn = a->kind == AGG_PARAMS ? "gpu_dbscan_params" :
+			a->kind == AGG_COLLECT ? "gpu_dbscan_collect" : "gpu_dbscan_agg";
 		a->eps = castNode(Const, lsecond_node(TargetEntry, ag->args)->expr);
 		a->minpoints = castNode(Const, lthird_node(TargetEntry, ag->args)->expr);
 		a->row_type = a->kind == AGG_PARAMS ? get_element_type(ag->aggtype) : InvalidOid;
@@ -682,6 +699,25 @@ check_group_rows(AggScanState *st, ScanFetch *fetch, int64 b, int64 e)
 	}
 }
 
+/* Row row of the group (collect_clusters's value_of), fetched again. */
+static Datum
+group_value(void *arg, int64 row)
+{
+	GroupValues *gv = (GroupValues *) arg;
+
+	return scan_fetch_geometry(gv->fetch, &gv->st->res.tid[slot_at(gv->st, gv->b + row)]);
+}
+
+/* A final function's result for group g, copied into the node's memory. */
+static void
+keep_result(AggScanState *st, ScanAggregate *a, int64 g, Datum result)
+{
+	MemoryContext old = MemoryContextSwitchTo(st->cxt);
+
+	a->results[g] = datumCopy(result, false, -1);
+	MemoryContextSwitchTo(old);
+}
+
 /*
  * The final function for every aggregate of the group at output positions
  * [b, e): with an ORDER BY, the transitions' row checks (which the Agg
@@ -706,11 +742,20 @@ finish_group(AggScanState *st, ScanFetch *fetch, int64 g, int64 b, int64 e)
 
 		if (a->kind == AGG_PARAMS)
 		{
-			Datum		result = params_summary(&rows, &a->params, a->fn, a->row_type);
-			MemoryContext old = MemoryContextSwitchTo(st->cxt);
+			keep_result(st, a, g, params_summary(&rows, &a->params, a->fn, a->row_type));
+			continue;
+		}
+		if (a->kind == AGG_COLLECT)
+		{
+			GroupValues gv = {st, fetch, b};
 
-			a->results[g] = datumCopy(result, false, -1);	/* kept until the node ends */
-			MemoryContextSwitchTo(old);
+			memset(&job, 0, sizeof(job));
+			job.minpoints = params_check(&a->params, a->fn);
+			job.eps = a->params.eps[0];
+			job.nminpoints = 1;
+			job.ids = palloc_extended(Max(e - b, 1) * sizeof(int32), MCXT_ALLOC_HUGE);
+			cluster_rows(&rows, &job);
+			keep_result(st, a, g, collect_clusters(&st->collect, job.ids, e - b, group_value, &gv));
 			continue;
 		}
 		if (e - b > MaxArraySize)
@@ -754,6 +799,8 @@ run_agg_scan(AggScanState *st)
 			a->ids = MemoryContextAllocHuge(st->cxt, Max(n, 1) * sizeof(int32));
 		else
 			a->results = MemoryContextAllocZero(st->cxt, Max(st->ngroups, 1) * sizeof(Datum));
+		if (a->kind == AGG_COLLECT && n > 0 && st->collect.geometry_type == InvalidOid)
+			collect_fns_init(&st->collect, st->geom_type, st->cxt);
 		/* what the first transition reads, before its row (an array's errors) */
 		if (n > 0)
 			params_read_values(a->eps->constvalue, a->eps->constisnull,
@@ -854,7 +901,7 @@ next_agg_row(ScanState *ss)
 
 		if (empty)
 			slot->tts_values[st->ncolumns + c] = (Datum) 0;
-		else if (a->kind == AGG_PARAMS)
+		else if (a->kind != AGG_IDS)
 			slot->tts_values[st->ncolumns + c] = a->results[g];
 		else
 			slot->tts_values[st->ncolumns + c] = ids_array(a->ids, b, e);

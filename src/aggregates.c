@@ -380,16 +380,21 @@ gpu_dbscan_agg_finalfn(PG_FUNCTION_ARGS)
 											 sizeof(int32), true, TYPALIGN_INT));
 }
 
-/* PostGIS's st_collect(geometry[]) and st_forcecollection(geometry). */
-typedef struct CollectFns
+/* PostGIS's st_collect(geometry[]) and st_forcecollection(geometry) (see aggregates.h). */
+void
+collect_fns_init(CollectFns *fns, Oid geometry_type, MemoryContext cxt)
 {
-	Oid			geometry_type;
-	int16		typlen;
-	bool		typbyval;
-	char		typalign;
-	FmgrInfo	collect;
-	FmgrInfo	force_collection;
-} CollectFns;
+	Oid			array_type = get_array_type(geometry_type);
+
+	if (!OidIsValid(array_type))
+		elog(ERROR, "gpu_dbscan: type %u has no array type", geometry_type);
+	memset(fns, 0, sizeof(*fns));
+	fns->geometry_type = geometry_type;
+	get_typlenbyvalalign(geometry_type, &fns->typlen, &fns->typbyval, &fns->typalign);
+	postgis_lookup_function(geometry_type, "st_collect", 1, &array_type, &fns->collect, cxt);
+	postgis_lookup_function(geometry_type, "st_forcecollection", 1, &geometry_type,
+							&fns->force_collection, cxt);
+}
 
 static CollectFns *
 collect_fns(FunctionCallInfo fcinfo, Oid geometry_type)
@@ -399,16 +404,9 @@ collect_fns(FunctionCallInfo fcinfo, Oid geometry_type)
 	if (fns == NULL || fns->geometry_type != geometry_type)
 	{
 		MemoryContext cxt = fcinfo->flinfo->fn_mcxt;
-		Oid			array_type = get_array_type(geometry_type);
 
-		if (!OidIsValid(array_type))
-			elog(ERROR, "gpu_dbscan: type %u has no array type", geometry_type);
 		fns = MemoryContextAllocZero(cxt, sizeof(CollectFns));
-		fns->geometry_type = geometry_type;
-		get_typlenbyvalalign(geometry_type, &fns->typlen, &fns->typbyval, &fns->typalign);
-		postgis_lookup_function(geometry_type, "st_collect", 1, &array_type, &fns->collect, cxt);
-		postgis_lookup_function(geometry_type, "st_forcecollection", 1, &geometry_type,
-								&fns->force_collection, cxt);
+		collect_fns_init(fns, geometry_type, cxt);
 		fcinfo->flinfo->fn_extra = fns;
 	}
 	return fns;
@@ -436,21 +434,11 @@ check_same_dims(const Datum *members, int64 i, const int64 *rows, int32 c)
 						 "make them agree (ST_Force2D, ST_Force3DZ, ...) before clustering.")));
 }
 
-PG_FUNCTION_INFO_V1(gpu_dbscan_collect_finalfn);
-
-/*
- * gpu_dbscan_collect: geometry[] with one GEOMETRYCOLLECTION per cluster, in
- * id order, each holding its rows' geometries in input order (PostGIS's
- * st_collect, then st_forcecollection so that points come back as a
- * collection, as ST_ClusterWithin gives them); noise is left out.
- */
+/* gpu_dbscan_collect's result from the ids of n rows (see aggregates.h). */
 Datum
-gpu_dbscan_collect_finalfn(PG_FUNCTION_ARGS)
+collect_clusters(CollectFns *fns, const int32 *ids, int64 n,
+				 Datum (*value_of) (void *arg, int64 row), void *arg)
 {
-	DbscanState *st;
-	CollectFns *fns;
-	int32	   *ids;
-	int64		n;
 	int32		k = 0;
 	int64	   *start;
 	int64	   *order;
@@ -458,19 +446,11 @@ gpu_dbscan_collect_finalfn(PG_FUNCTION_ARGS)
 	int64		i;
 	int32		c;
 
-	aggregate_context(fcinfo);
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	st = (DbscanState *) PG_GETARG_POINTER(0);
-	fns = collect_fns(fcinfo, st->fns.type);
-	ids = state_ids(st, "gpu_dbscan_collect");
-	n = st->rows.nrows;
-
 	/* rows by cluster (a counting sort keeps input order within a cluster) */
 	for (i = 0; i < n; i++)
 		k = Max(k, ids[i] + 1);
 	if (k == 0)
-		PG_RETURN_ARRAYTYPE_P(construct_empty_array(st->fns.type));
+		return PointerGetDatum(construct_empty_array(fns->geometry_type));
 	start = palloc0((k + 1) * sizeof(int64));
 	for (i = 0; i < n; i++)
 		if (ids[i] >= 0)
@@ -498,18 +478,49 @@ gpu_dbscan_collect_finalfn(PG_FUNCTION_ARGS)
 		CHECK_FOR_INTERRUPTS();
 		for (i = 0; i < size; i++)
 		{
-			members[i] = st->rows.value[order[start[c] + i]];
+			members[i] = value_of(arg, order[start[c] + i]);
 			check_same_dims(members, i, order + start[c], c);
 		}
-		arr = construct_array(members, (int) size, st->fns.type, fns->typlen,
+		arr = construct_array(members, (int) size, fns->geometry_type, fns->typlen,
 							  fns->typbyval, fns->typalign);
 		clusters[c] = FunctionCall1(&fns->force_collection,
 									FunctionCall1(&fns->collect, PointerGetDatum(arr)));
 		pfree(members);
 		pfree(arr);
 	}
-	PG_RETURN_ARRAYTYPE_P(construct_array(clusters, k, st->fns.type, fns->typlen,
-										  fns->typbyval, fns->typalign));
+	return PointerGetDatum(construct_array(clusters, k, fns->geometry_type, fns->typlen,
+										   fns->typbyval, fns->typalign));
+}
+
+/* A row's kept value (collect_clusters's value_of over a state). */
+static Datum
+state_value(void *arg, int64 row)
+{
+	return ((DbscanState *) arg)->rows.value[row];
+}
+
+PG_FUNCTION_INFO_V1(gpu_dbscan_collect_finalfn);
+
+/*
+ * gpu_dbscan_collect: geometry[] with one GEOMETRYCOLLECTION per cluster, in
+ * id order, each holding its rows' geometries in input order (PostGIS's
+ * st_collect, then st_forcecollection so that points come back as a
+ * collection, as ST_ClusterWithin gives them); noise is left out.
+ */
+Datum
+gpu_dbscan_collect_finalfn(PG_FUNCTION_ARGS)
+{
+	DbscanState *st;
+	CollectFns *fns;
+	int32	   *ids;
+
+	aggregate_context(fcinfo);
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	st = (DbscanState *) PG_GETARG_POINTER(0);
+	fns = collect_fns(fcinfo, st->fns.type);
+	ids = state_ids(st, "gpu_dbscan_collect");
+	PG_RETURN_DATUM(collect_clusters(fns, ids, st->rows.nrows, state_value, st));
 }
 
 /*

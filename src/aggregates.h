@@ -7,6 +7,8 @@
 
 #include "postgres.h"
 
+#include "fmgr.h"
+
 #include "params.h"
 #include "rows.h"
 
@@ -18,5 +20,28 @@
  */
 extern Datum params_summary(const Rows *rows, const Params *params, const char *fn,
 							Oid row_type);
+
+/* PostGIS's st_collect(geometry[]) and st_forcecollection(geometry). */
+typedef struct CollectFns
+{
+	Oid			geometry_type;
+	int16		typlen;
+	bool		typbyval;
+	char		typalign;
+	FmgrInfo	collect;
+	FmgrInfo	force_collection;
+} CollectFns;
+
+/* Looks them up for geometry_type, in cxt. */
+extern void collect_fns_init(CollectFns *fns, Oid geometry_type, MemoryContext cxt);
+
+/*
+ * gpu_dbscan_collect's result from the ids of n rows: one
+ * GEOMETRYCOLLECTION per cluster, in id order, of its rows' values
+ * (value_of(arg, row), 0-based) in row order; noise left out; an error when
+ * a cluster's geometries differ in dimensions.
+ */
+extern Datum collect_clusters(CollectFns *fns, const int32 *ids, int64 n,
+							  Datum (*value_of) (void *arg, int64 row), void *arg);
 
 #endif							/* GPU_DBSCAN_AGGREGATES_H */

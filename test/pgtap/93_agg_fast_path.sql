@@ -1,5 +1,5 @@
--- 93_agg_fast_path: gpu_dbscan_agg(geom, eps, minpoints) and
--- gpu_dbscan_params FROM t [WHERE ...] [GROUP BY k, ...] [HAVING ...]
+-- 93_agg_fast_path: gpu_dbscan_agg(geom, eps, minpoints) (and _params,
+-- _collect) FROM t [WHERE ...] [GROUP BY k, ...] [HAVING ...]
 -- planned as the custom scan GpuDbscanAgg (issue 9: parallel read, groups
 -- by a stable sort, clustering per group) give today's Agg's rows and
 -- errors, with the leader alone and with workers:
@@ -10,8 +10,9 @@
 --   the aggregate;
 --   errors raised by row (NaN, malformed, second SRID: the same row number
 --   within the group), by the parameters, inside the workers' quals;
+--   gpu_dbscan_params and gpu_dbscan_collect, alone and beside it;
 --   queries it does not serve (other aggregates, joins, expressions as
---   arguments, _3d, float8[], gpu_dbscan_collect, ...) plan as before.
+--   arguments, _3d, float8[], ...) plan as before.
 -- Today's side is the serial Agg over a sequential scan from block 0, a
 -- HashAggregate where grouped (enable_sort off): each group's rows in heap
 -- order, the fast path's order.
@@ -81,7 +82,7 @@ CREATE FUNCTION gd_test.agg_fallback_diff(q text) RETURNS text LANGUAGE sql AS $
 	SELECT gd_test.agg_diff_of(q, 2, false)
 $$;
 
-SELECT plan(60 + (SELECT count(*)::int FROM gd_test.cases) + (SELECT count(DISTINCT ds)::int FROM gd_test.cases));
+SELECT plan(75 + (SELECT count(*)::int FROM gd_test.cases) + (SELECT count(DISTINCT ds)::int FROM gd_test.cases));
 
 -- 1. every case ungrouped, the leader alone
 SELECT is(gd_test.agg_fast_diff(format('SELECT gpu_dbscan_agg(geom, %s::float8, %s) AS a FROM gd_test.pts WHERE ds = %s',
@@ -214,7 +215,27 @@ SELECT gd_test.use_fast_path(true, 2);
 SELECT is(gd_test.error_of('SELECT gpu_dbscan_params(geom, ''{}'', ''{2}'') FROM gd_test.keys'),
 		  '22023 gpu_dbscan_params: eps must hold at least one value: ', 'gpu_dbscan_params, no eps: the message');
 
--- 8. the plan
+-- 8. gpu_dbscan_collect: the same collections (the members fetched again by TID)
+SELECT is(gd_test.agg_fast_diff(format('SELECT gpu_dbscan_collect(geom, %s::float8, %s) AS c FROM gd_test.pts WHERE ds = %s',
+									   quote_literal(eps), minpoints, ds), 2), NULL,
+		  format('gpu_dbscan_collect ungrouped, 2 workers: ds %s eps %s minpoints %s', ds, eps, minpoints))
+FROM (SELECT DISTINCT ON (ds) * FROM gd_test.cases WHERE ds % 6 = 1 ORDER BY ds, case_id DESC) c
+ORDER BY ds;
+SELECT is(gd_test.agg_fast_diff('SELECT i2, gpu_dbscan_collect(geom, 1.5, 3) AS c, gpu_dbscan_agg(geom, 1.5, 3) AS a, gpu_dbscan_params(geom, ''{1.5}'', ''{3}'') AS p FROM gd_test.keys GROUP BY i2 ORDER BY i2', 2),
+		  NULL, 'gpu_dbscan_collect, _agg and _params grouped, non-point rows');
+SELECT is(gd_test.agg_fast_diff('SELECT part, gpu_dbscan_collect(geom, 2, 3 ORDER BY id DESC) AS c FROM gd_test.pts WHERE ds = 2 GROUP BY part', 0),
+		  NULL, 'gpu_dbscan_collect with ORDER BY inside, leader alone');
+CREATE TABLE gd_test.dims AS
+SELECT i AS id, i % 2 AS part, CASE WHEN i = 37 THEN ST_MakePoint(i % 10, i / 10, 5) ELSE ST_MakePoint(i % 10, i / 10) END AS geom
+FROM generate_series(1, 200) i;
+SELECT is(gd_test.agg_fast_diff('SELECT part, gpu_dbscan_collect(geom, 1.5, 2) AS c FROM gd_test.dims GROUP BY part', 2),
+		  NULL, 'gpu_dbscan_collect, 2D and 3D points in one cluster: the same error and row numbers');
+SELECT gd_test.use_fast_path(true, 2);
+SELECT is(gd_test.error_of('SELECT gpu_dbscan_collect(geom, 1.5, 2) FROM gd_test.dims'),
+		  '22023 gpu_dbscan_collect: cluster 0 holds geometries of different dimensions: Input row 1 is 2D, input row 37 is Z.',
+		  'gpu_dbscan_collect, 2D and 3D points: the message');
+
+-- 9. the plan
 SELECT gd_test.use_fast_path(true, 2);
 SELECT matches(gd_test.plan_of('SELECT part, gpu_dbscan_agg(geom, 1, 2) FROM gd_test.bad WHERE id > 5 GROUP BY part ORDER BY part'),
 			   '^Custom Scan \(GpuDbscanAgg\)\n  Relation: bad\n  Group Key: part\n  Filter: \(id > 5\)\n  Workers Planned: 2\n$',
@@ -225,7 +246,7 @@ SELECT is(gd_test.is_agg_fast('SELECT gpu_dbscan_agg(geom, 1, 2) FROM gd_test.ba
 		  'gpu_dbscan.fast_path = off: the Agg');
 SELECT gd_test.use_fast_path(true, 0);
 
--- 9. what the fast path does not serve plans as before
+-- 10. what the fast path does not serve plans as before
 SELECT is(gd_test.agg_fallback_diff('SELECT part, count(*), gpu_dbscan_agg(geom, 1, 2) FROM gd_test.bad WHERE id NOT IN (400, 700, 900) GROUP BY part ORDER BY part'),
 		  NULL, 'another aggregate in the query: today''s path');
 SELECT is(gd_test.agg_fallback_diff('SELECT gpu_dbscan_agg(p.geom, 1, 2) FROM gd_test.pts p JOIN gd_test.cases k ON k.case_id = p.id WHERE p.ds = 3'),
@@ -250,8 +271,8 @@ SELECT is(gd_test.agg_fallback_diff('SELECT gpu_dbscan_agg(ARRAY[ST_X(geom), ST_
 		  NULL, 'float8[] points: today''s path');
 SELECT is(gd_test.agg_fallback_diff('SELECT gpu_dbscan_params_3d(ST_Force3DZ(geom), ''{1}'', ''{2}'') FROM gd_test.pts WHERE ds = 3'),
 		  NULL, 'gpu_dbscan_params_3d: today''s path');
-SELECT is(gd_test.agg_fallback_diff('SELECT gpu_dbscan_collect(geom, 1, 2) FROM gd_test.pts WHERE ds = 3'),
-		  NULL, 'gpu_dbscan_collect: today''s path');
+SELECT is(gd_test.agg_fallback_diff('SELECT gpu_dbscan_collect(ST_Force3DZ(geom), 1, 2) FROM gd_test.pts WHERE ds = 3'),
+		  NULL, 'gpu_dbscan_collect over an expression: today''s path');
 
 SELECT * FROM finish();
 ROLLBACK;
