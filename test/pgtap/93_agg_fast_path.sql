@@ -82,7 +82,7 @@ CREATE FUNCTION gd_test.agg_fallback_diff(q text) RETURNS text LANGUAGE sql AS $
 	SELECT gd_test.agg_diff_of(q, 2, false)
 $$;
 
-SELECT plan(75 + (SELECT count(*)::int FROM gd_test.cases) + (SELECT count(DISTINCT ds)::int FROM gd_test.cases));
+SELECT plan(78 + (SELECT count(*)::int FROM gd_test.cases) + (SELECT count(DISTINCT ds)::int FROM gd_test.cases));
 
 -- 1. every case ungrouped, the leader alone
 SELECT is(gd_test.agg_fast_diff(format('SELECT gpu_dbscan_agg(geom, %s::float8, %s) AS a FROM gd_test.pts WHERE ds = %s',
@@ -190,8 +190,28 @@ SELECT is(gd_test.error_of('SELECT gpu_dbscan_agg(geom, ''NaN'', 2) FROM gd_test
 SELECT is(gd_test.error_of('SELECT part, gpu_dbscan_agg(geom, 1, 2) FROM gd_test.bad WHERE id > 400 GROUP BY part'),
 		  '22023 gpu_dbscan: geometry has a NaN or infinite coordinate: Row 100 of the window partition.',
 		  'a NaN coordinate: the message, the row within its group (id 700 is part 1''s 100th row)');
+-- a cancel (statement timeout) in the middle of the parallel read
+-- (error_of's WHEN others does not catch a cancel)
+CREATE FUNCTION pg_temp.cancel_of(q text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE q;
+	RETURN NULL;
+EXCEPTION WHEN query_canceled THEN
+	RETURN SQLSTATE || ' ' || SQLERRM;
+END
+$$;
+SELECT gd_test.use_fast_path(true, 2);
+SELECT is(gd_test.is_agg_fast('SELECT part, gpu_dbscan_agg(geom, 1, 2) FROM gd_test.pts WHERE pg_sleep(0.0001) IS NOT NULL GROUP BY part'),
+		  true, 'the query to cancel is planned with the fast path');
+SET LOCAL statement_timeout = '300ms';
+SELECT is(pg_temp.cancel_of($$SELECT part, gpu_dbscan_agg(geom, 1, 2) FROM gd_test.pts
+												  WHERE pg_sleep(0.0001) IS NOT NULL GROUP BY part$$),
+		  '57014 canceling statement due to statement timeout', 'a statement timeout cancels the parallel read');
+RESET statement_timeout;
 SELECT is((SELECT count(*)::int FROM pg_backend_memory_contexts WHERE name LIKE 'gpu_dbscan aggregate scan%'), 0,
-		  'no memory of the fast path is left after the errors');
+		  'no memory of the fast path is left after the errors and the cancel');
+SELECT is(gd_test.agg_fast_diff('SELECT part, gpu_dbscan_agg(geom, 2, 3) AS a FROM gd_test.pts WHERE ds = 2 GROUP BY part ORDER BY part', 2),
+		  NULL, 'the next query after the cancel: the same rows');
 
 -- 7. gpu_dbscan_params: the same sweep summaries, alone and beside gpu_dbscan_agg
 SELECT is(gd_test.agg_fast_diff(format('SELECT gpu_dbscan_params(geom, ''{0.5, 1, 2.5}'', ''{1, 3, 8}'') AS p FROM gd_test.pts WHERE ds = %s', ds), 0),
