@@ -58,6 +58,7 @@ scan_rows_build(Rows *rows, RowsFns *fns, const ScanResult *res, const uint32 *s
 	int64		p;
 	double	   *x;
 	double	   *y;
+	bool		in_place = false;
 
 	memset(rows, 0, sizeof(*rows));
 	rows->input = ROWS_GEOMETRY;
@@ -65,7 +66,15 @@ scan_rows_build(Rows *rows, RowsFns *fns, const ScanResult *res, const uint32 *s
 	rows->cxt = CurrentMemoryContext;
 	rows->nrows = rows->cap = n;
 	rows->dims = 2;
+	/* the reader's flags must not reach the core: in place only without them */
 	if (slots == NULL)
+	{
+		for (p = 0; p < n; p++)
+			if (res->kind[b + p] & ~SCAN_ROW_KIND_MASK)
+				break;
+		in_place = p == n;
+	}
+	if (in_place)
 	{
 		rows->kind = res->kind + b;
 		x = res->x + b;
@@ -78,11 +87,11 @@ scan_rows_build(Rows *rows, RowsFns *fns, const ScanResult *res, const uint32 *s
 		y = MemoryContextAllocHuge(rows->cxt, Max(n, 1) * sizeof(double));
 		for (p = 0; p < n; p++)
 		{
-			uint32		s = slots[b + p];
+			int64		s = slots ? (int64) slots[b + p] : b + p;
 
 			if ((p & 0xFFFF) == 0)
 				CHECK_FOR_INTERRUPTS();
-			rows->kind[p] = res->kind[s];
+			rows->kind[p] = res->kind[s] & SCAN_ROW_KIND_MASK;
 			x[p] = res->x[s];
 			y[p] = res->y[s];
 		}
