@@ -82,7 +82,7 @@ CREATE FUNCTION gd_test.agg_fallback_diff(q text) RETURNS text LANGUAGE sql AS $
 	SELECT gd_test.agg_diff_of(q, 2, false)
 $$;
 
-SELECT plan(78 + (SELECT count(*)::int FROM gd_test.cases) + (SELECT count(DISTINCT ds)::int FROM gd_test.cases));
+SELECT plan(82 + (SELECT count(*)::int FROM gd_test.cases) + (SELECT count(DISTINCT ds)::int FROM gd_test.cases));
 
 -- 1. every case ungrouped, the leader alone
 SELECT is(gd_test.agg_fast_diff(format('SELECT gpu_dbscan_agg(geom, %s::float8, %s) AS a FROM gd_test.pts WHERE ds = %s',
@@ -293,6 +293,18 @@ SELECT is(gd_test.agg_fallback_diff('SELECT gpu_dbscan_params_3d(ST_Force3DZ(geo
 		  NULL, 'gpu_dbscan_params_3d: today''s path');
 SELECT is(gd_test.agg_fallback_diff('SELECT gpu_dbscan_collect(ST_Force3DZ(geom), 1, 2) FROM gd_test.pts WHERE ds = 3'),
 		  NULL, 'gpu_dbscan_collect over an expression: today''s path');
+
+SELECT is(gd_test.agg_fallback_diff('SELECT p.part, (SELECT gpu_dbscan_agg(b.geom, 1, 2) FROM gd_test.bad b WHERE b.part = p.part AND b.id NOT IN (400, 700, 900)) FROM (VALUES (0), (1)) p(part)'),
+		  NULL, 'a correlated sub-query (a parameter in the quals): today''s path');
+
+-- 11. what sits above it: a view, DISTINCT, LIMIT, a qual on the group key pushed into the scan
+CREATE VIEW gd_test.v_pts AS SELECT ds, part, id, geom FROM gd_test.pts WHERE ds < 20;
+SELECT is(gd_test.agg_fast_diff('SELECT ds, gpu_dbscan_agg(geom, 1.5, 3) AS a FROM gd_test.v_pts GROUP BY ds ORDER BY ds LIMIT 5', 2),
+		  NULL, 'over a view, ORDER BY the group key with LIMIT');
+SELECT is(gd_test.agg_fast_diff('SELECT * FROM (SELECT ds, gpu_dbscan_agg(geom, 1.5, 3) AS a FROM gd_test.pts GROUP BY ds) s WHERE ds IN (3, 9) ORDER BY ds', 2),
+		  NULL, 'a sub-query''s qual on the group key, pushed into the read');
+SELECT is(gd_test.agg_fast_diff('SELECT DISTINCT array_length(gpu_dbscan_agg(geom, 1.5, 3), 1) AS n FROM gd_test.pts GROUP BY ds ORDER BY 1', 0),
+		  NULL, 'DISTINCT over the groups');
 
 SELECT * FROM finish();
 ROLLBACK;
