@@ -82,7 +82,7 @@ CREATE FUNCTION gd_test.agg_fallback_diff(q text) RETURNS text LANGUAGE sql AS $
 	SELECT gd_test.agg_diff_of(q, 2, false)
 $$;
 
-SELECT plan(82 + (SELECT count(*)::int FROM gd_test.cases) + (SELECT count(DISTINCT ds)::int FROM gd_test.cases));
+SELECT plan(83 + (SELECT count(*)::int FROM gd_test.cases) + (SELECT count(DISTINCT ds)::int FROM gd_test.cases));
 
 -- 1. every case ungrouped, the leader alone
 SELECT is(gd_test.agg_fast_diff(format('SELECT gpu_dbscan_agg(geom, %s::float8, %s) AS a FROM gd_test.pts WHERE ds = %s',
@@ -264,6 +264,17 @@ SELECT is(gd_test.is_agg_fast('SELECT gpu_dbscan_agg(geom, 1, 2) FROM gd_test.ba
 SET LOCAL gpu_dbscan.fast_path = off;
 SELECT is(gd_test.is_agg_fast('SELECT gpu_dbscan_agg(geom, 1, 2) FROM gd_test.bad'), false,
 		  'gpu_dbscan.fast_path = off: the Agg');
+-- a new session's first query, before anything has loaded the module: the
+-- transition functions' support function loads it while the query is planned
+CREATE EXTENSION IF NOT EXISTS dblink;
+SELECT dblink_connect('fresh', format('host=%s port=%s dbname=%s user=%s',
+									  coalesce(nullif(split_part(current_setting('unix_socket_directories'), ',', 1), ''), 'localhost'),
+									  current_setting('port'), current_database(), current_user));
+SELECT dblink_exec('fresh', 'CREATE TEMP TABLE t_fresh AS SELECT 1 AS g, ST_MakePoint(1, 2) AS geom');
+SELECT is((SELECT string_agg(line, ' ') FROM dblink('fresh', 'EXPLAIN (COSTS OFF) SELECT gpu_dbscan_agg(geom, 1, 2), gpu_dbscan_params(geom, ''{1}'', ''{2}''), gpu_dbscan_collect(geom, 1, 2) FROM t_fresh') AS t(line text)),
+		  'Custom Scan (GpuDbscanAgg)   Relation: t_fresh   Workers Planned: 0',
+		  'a new session''s first query plans the custom scan (the module loaded at plan time)');
+SELECT dblink_disconnect('fresh');
 SELECT gd_test.use_fast_path(true, 0);
 
 -- 10. what the fast path does not serve plans as before
