@@ -352,7 +352,7 @@ consider_agg_scan(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_
 		if (!list_member_int(group_columns, lfirst_int(lc)))
 			return;				/* a column that is no group key (a key's dependant) */
 	}
-	if (list_length(columns) > SCAN_MAX_COLUMNS)
+	if (list_length(columns) > SCAN_MAX_COLUMNS || list_length(keys) > SCAN_MAX_COLUMNS)
 		return;
 
 	foreach(lc, input_rel->baserestrictinfo)
