@@ -73,14 +73,37 @@ void cell_ranges(size_t n, KeyAt key_at, CellAt cell_at, Grid& grid, ThreadTeam&
   });
 }
 
+// Grid::column_first (index_cells): column x's cells are
+// [column_first[x], column_first[x + 1]).
+void index_columns(Grid& grid, uint64_t nx, ThreadTeam& team) {
+  const uint32_t ncells = grid.ncells();
+  grid.charge.add(static_cast<int64_t>((nx + 1) * sizeof(uint32_t)), "the grid");
+  grid.column_first.resize(nx + 1);
+  grid.nx = static_cast<int64_t>(nx);
+  const Cell* cells = grid.cells.data();
+  uint32_t* first = grid.column_first.data();
+  team.for_static(ncells, [&](int, size_t begin, size_t end) {
+    for (size_t c = begin; c < end; ++c) {
+      const uint64_t from = c == 0 ? 0 : static_cast<uint64_t>(cells[c - 1].ix) + 1;
+      std::fill(first + from, first + cells[c].ix + 1, static_cast<uint32_t>(c));
+    }
+  });
+  std::fill(first + cells[ncells - 1].ix + 1, first + nx + 1, ncells);
+}
+
 // Grid::cells_below, when the key range 0 .. nx * ny is at most
-// kKeysPerCell keys a cell (4 bytes a key: at most 16 a cell).
+// kKeysPerCell keys a cell (4 bytes a key: at most 16 a cell); else
+// Grid::column_first, when the columns are at most kKeysPerCell a cell.
 void index_cells(Grid& grid, uint64_t ny, ThreadTeam& team) {
   const uint32_t ncells = grid.ncells();
-  if (ncells == 0) return;
+  if (ncells == 0 || ny == 0) return;
   const Cell last = grid.cells[ncells - 1];
   const uint64_t nx = static_cast<uint64_t>(last.ix) + 1;
-  if (ny == 0 || nx > Grid::kKeysPerCell * ncells / ny) return;
+  if (nx > Grid::kKeysPerCell * ncells) return;
+  if (nx > Grid::kKeysPerCell * ncells / ny) {
+    index_columns(grid, nx, team);
+    return;
+  }
   const uint64_t nkeys = nx * ny;
   grid.charge.add(static_cast<int64_t>((nkeys + 1) * sizeof(uint32_t)), "the grid");
   grid.cells_below.resize(nkeys + 1);

@@ -62,9 +62,13 @@ struct Grid {
   // number of cells whose key ix * ny + iy is below each key 0 .. nx * ny:
   // a window's cell ranges are then read off (cpu_window.hpp), not searched.
   // Empty otherwise.
+  // Else, where the columns are at most kKeysPerCell a cell, the first
+  // cell of each column 0 .. nx: a window's column is found, then searched
+  // among its own cells only.
   static constexpr uint64_t kKeysPerCell = 4;
   BigVector<uint32_t> cells_below;
-  int64_t nx = 0, ny = 0;  // the key range's columns and rows, with cells_below
+  BigVector<uint32_t> column_first;
+  int64_t nx = 0, ny = 0;  // the key range's columns and rows, with either index
 
   uint32_t ncells() const { return static_cast<uint32_t>(cells.size()); }
 };
