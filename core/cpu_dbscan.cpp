@@ -1,5 +1,7 @@
 // cpu_dbscan.cpp — the CPU back end: grid, core flags, union-find, borders,
 // on every core with std::thread.
+#include <algorithm>
+
 #include "backend.hpp"
 #include "cpu_phases.hpp"
 #include "stopwatch.hpp"
@@ -25,6 +27,11 @@ void cpu_cluster(const PointsView& pts, const gd_params& params, const CancelTok
   stats.t_core += watch.lap();
 
   const CoreLists lists(grid, flags.data(), team);
+  if (lists.core.empty()) {  // no core point: all noise (sparse partitions, often)
+    std::fill(rep, rep + pts.n, kNoise);
+    stats.t_label += watch.lap();
+    return;
+  }
   AtomicUnionFind uf(pts.n);
   union_core_points(grid, params.eps, flags, lists, uf, team, linkage_for(params.minpoints));
   stats.t_union += watch.lap();

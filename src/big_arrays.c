@@ -15,8 +15,6 @@
 
 #include "utils/memutils.h"
 
-/* below this, palloc (core/big_alloc.hpp's kBigArrayBytes) */
-#define BIG_ARRAY_MIN ((Size) 1 << 20)
 
 typedef struct BigArray
 {
@@ -39,7 +37,7 @@ big_array_alloc(MemoryContext cxt, Size bytes)
 {
 	BigArray   *a;
 
-	if (bytes < BIG_ARRAY_MIN)
+	if (bytes < GD_BIG_ARRAY_BYTES)
 		return MemoryContextAllocHuge(cxt, Max(bytes, 1));
 	a = MemoryContextAlloc(cxt, sizeof(BigArray));
 	a->p = gd_big_alloc(bytes);
