@@ -16,6 +16,7 @@
 #include "utils/memutils.h"
 #include "utils/typcache.h"
 
+#include "prefault.h"
 #include "sort_keys.h"
 
 /* Whether type sorted by sortop has a normalized key (see sort_keys.h). */
@@ -250,6 +251,8 @@ sort_slots(uint32 *order, int64 n, const SortKeyColumn *cols, int ncols)
 		return;
 	a = MemoryContextAllocHuge(CurrentMemoryContext, n * sizeof(KeyedSlot));
 	tmp = MemoryContextAllocHuge(CurrentMemoryContext, n * sizeof(KeyedSlot));
+	prefault_write(a, n * sizeof(KeyedSlot));
+	prefault_write(tmp, n * sizeof(KeyedSlot));
 	for (c = ncols - 1; c >= 0; c--)
 		sort_by_column(order, n, &cols[c], a, tmp);
 	pfree(a);
