@@ -13,8 +13,8 @@
 #define MADV_POPULATE_WRITE 23
 #endif
 
-/* Below this a range has too few pages to be worth a system call. */
-#define PREFAULT_MIN_BYTES (256 * 1024)
+/* Below this (four pages) a range is left to fault page by page. */
+#define PREFAULT_MIN_BYTES (16 * 1024)
 
 /* Populates the whole pages of [p, p + len) (see prefault.h). */
 void
