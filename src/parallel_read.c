@@ -27,7 +27,9 @@
 
 #include "gd_core.h"
 
+#include <sys/mman.h>
 #include <sys/statvfs.h>
+#include <unistd.h>
 
 #include "access/parallel.h"
 #include "access/relscan.h"
@@ -444,18 +446,61 @@ init_shared(ScanShared *sh, const ScanRequest *req, uint64 capacity, uint64 runs
 }
 
 /*
+ * Frees the shared memory pages inside [p, p + len) of a segment only this
+ * process still maps (MADV_REMOVE; where it fails, they go with the segment).
+ */
+static void
+release_shared(void *p, Size len)
+{
+#ifdef MADV_REMOVE
+	uintptr_t	page = (uintptr_t) sysconf(_SC_PAGESIZE);
+	uintptr_t	start = ((uintptr_t) p + page - 1) & ~(page - 1);
+	uintptr_t	end = ((uintptr_t) p + len) & ~(page - 1);
+
+	if (end > start)
+		(void) madvise((void *) start, end - start, MADV_REMOVE);
+#endif
+}
+
+/*
+ * Copies one array of elements of width bytes from src (by slot) to dst (in
+ * the runs' order), populating dst first; then frees src when it is shared
+ * memory (capacity elements), so that the copy grows as the segment shrinks.
+ */
+static void
+gather_array(void *dst, void *src, Size width, const ScanRun *runs, uint64 nruns, int64 nrows,
+			 uint64 capacity, bool shared)
+{
+	uint64		k;
+	uint64		r = 0;
+
+	CHECK_FOR_INTERRUPTS();
+	prefault_write(dst, nrows * width);
+	for (k = 0; k < nruns; k++)
+	{
+		memcpy((char *) dst + r * width, (char *) src + runs[k].start * width,
+			   runs[k].count * width);
+		r += runs[k].count;
+	}
+	if (shared)
+		release_shared(src, capacity * width);
+}
+
+/*
  * Copies the rows of a, in the runs' order (sorted), into new arrays (palloc'd,
- * from the start of *to): the dense arrays run by run, odd_srid and tid (when
- * not every row's is kept) for the rows that have them.
+ * from the start of *to): odd_srid and tid (when not every row's is kept) for
+ * the rows that have them, then the dense arrays one by one, each freed from
+ * the shared memory (shared) once copied.
  */
 static void
 gather_runs(const ScanShared *sh, const ScanArrays *a, const ScanRun *runs, uint64 nruns,
-			int64 nrows, ScanArrays *to)
+			int64 nrows, bool shared, ScanArrays *to)
 {
 	ScanShared	dst = *sh;
 	char	   *base;
 	uint64		k;
 	uint64		r = 0;
+	uint64		cap = sh->capacity;
 	int			c;
 
 	dst.capacity = Max(nrows, 1);
@@ -463,23 +508,11 @@ gather_runs(const ScanShared *sh, const ScanArrays *a, const ScanRun *runs, uint
 	memset(to, 0, sizeof(*to));
 	base = MemoryContextAllocHuge(CurrentMemoryContext, layout_arrays(&dst, NULL, to));
 	layout_arrays(&dst, base, to);
-	prefault_slots(&dst, to, 0, nrows);
 	for (k = 0; k < nruns; k++)
 	{
 		uint64		s = runs[k].start;
 		uint64		n = runs[k].count;
 
-		CHECK_FOR_INTERRUPTS();
-		memcpy(to->kind + r, a->kind + s, n * sizeof(uint8));
-		memcpy(to->x + r, a->x + s, n * sizeof(double));
-		memcpy(to->y + r, a->y + s, n * sizeof(double));
-		for (c = 0; c < sh->ncolumns; c++)
-		{
-			memcpy(to->values[c] + r, a->values[c] + s, n * sizeof(Datum));
-			memcpy(to->isnull[c] + r, a->isnull[c] + s, n * sizeof(bool));
-		}
-		if (sh->need_tids)
-			memcpy(to->tid + r, a->tid + s, n * sizeof(ItemPointerData));
 		for (uint64 j = 0; j < n; j++)
 		{
 			uint8		kind = a->kind[s + j];
@@ -488,16 +521,34 @@ gather_runs(const ScanShared *sh, const ScanArrays *a, const ScanRun *runs, uint
 				continue;
 			if (kind & SCAN_ROW_SRID)
 				to->odd_srid[r + j] = a->odd_srid[s + j];
-			to->tid[r + j] = a->tid[s + j];
+			if (!sh->need_tids)
+				to->tid[r + j] = a->tid[s + j];
 		}
 		r += n;
 	}
+	if (shared)
+		release_shared(a->odd_srid, cap * sizeof(int32));
+	if (sh->need_tids)
+		gather_array(to->tid, a->tid, sizeof(ItemPointerData), runs, nruns, nrows, cap, shared);
+	else if (shared)
+		release_shared(a->tid, cap * sizeof(ItemPointerData));
+	gather_array(to->kind, a->kind, sizeof(uint8), runs, nruns, nrows, cap, shared);
+	gather_array(to->x, a->x, sizeof(double), runs, nruns, nrows, cap, shared);
+	gather_array(to->y, a->y, sizeof(double), runs, nruns, nrows, cap, shared);
+	for (c = 0; c < sh->ncolumns; c++)
+	{
+		gather_array(to->values[c], a->values[c], sizeof(Datum), runs, nruns, nrows, cap, shared);
+		gather_array(to->isnull[c], a->isnull[c], sizeof(bool), runs, nruns, nrows, cap, shared);
+	}
 }
 
-/* Fills res's arrays from a and the runs, in heap order when asked (see parallel_read.h). */
+/*
+ * Fills res's arrays from a (in shared memory, shared) and the runs, in heap
+ * order when asked (see parallel_read.h).
+ */
 static void
-finish_result(const ScanShared *sh, const ScanRequest *req, ScanArrays *a, ScanResult *res,
-			  const PassResult *pass)
+finish_result(const ScanShared *sh, const ScanRequest *req, ScanArrays *a, bool shared,
+			  ScanResult *res, const PassResult *pass)
 {
 	bool		in_order = sort_runs(a->runs, pass->nruns);
 	ScanArrays	gathered;
@@ -510,7 +561,7 @@ finish_result(const ScanShared *sh, const ScanRequest *req, ScanArrays *a, ScanR
 	res->common_srid = (int32) (uint32) srid;
 	if (!in_order && req->heap_order)
 	{
-		gather_runs(sh, a, a->runs, pass->nruns, res->nrows, &gathered);
+		gather_runs(sh, a, a->runs, pass->nruns, res->nrows, shared, &gathered);
 		a = &gathered;
 	}
 	else if (!in_order)
@@ -551,7 +602,7 @@ read_serial(Relation rel, const ScanRequest *req, uint64 capacity, uint64 runs_c
 	pass->complete = pg_atomic_read_u32(&sh.overflow) == 0;
 	pass->nworkers_launched = 0;
 	if (pass->complete)
-		finish_result(&sh, req, &a, res, pass);
+		finish_result(&sh, req, &a, false, res, pass);
 	if (!pass->complete || res->kind != a.kind)
 		pfree(base);			/* not read completely, or copied */
 	res->segment = NULL;
@@ -619,7 +670,7 @@ read_parallel(Relation rel, const ScanRequest *req, uint64 capacity, uint64 runs
 	pass->nworkers_launched = pcxt->nworkers_launched;
 	if (pass->complete)
 	{
-		finish_result(sh, req, &a, res, pass);
+		finish_result(sh, req, &a, true, res, pass);
 		/* the rows copied out of the segment, or in it */
 		if (res->kind == a.kind)
 			res->segment = data;

@@ -613,8 +613,12 @@ begin_window_scan(CustomScanState *node, EState *estate, int eflags)
 		col->nulls_first = intVal(lfourth(k)) != 0;
 		st->nkeys++;
 	}
-	/* OVER (): the rows go to the core in heap order, read in place */
-	st->req.heap_order = st->nkeys == 0;
+	/*
+	 * The rows in heap order, copied by runs after the workers: OVER () and
+	 * rows already in the keys' order go to the core in place, others through
+	 * the order the keys give.
+	 */
+	st->req.heap_order = true;
 
 	/* the window functions follow the columns in the scan tuple */
 	st->nfuncs = list_length(cscan->custom_scan_tlist) - st->ntlcolumns;
@@ -862,15 +866,20 @@ run_window_scan(WindowScanState *st)
 	st->read_ms = seconds_since(start) * 1000;
 
 	INSTR_TIME_SET_CURRENT(start);
-	/* the window's order: the heap order, sorted stably by the keys */
+	/*
+	 * The window's order: the heap order (the slots', heap_order asked for),
+	 * sorted stably by the keys.  Rows in the keys' order already (a table
+	 * loaded in ORDER BY order) need no order array: the core reads them in
+	 * place.
+	 */
 	st->order = st->res.order;
-	if (st->nkeys > 0 && n > 1)
+	for (k = 0; k < st->nkeys; k++)
 	{
-		for (k = 0; k < st->nkeys; k++)
-		{
-			st->keys[k].values = st->res.values[st->key_column[k]];
-			st->keys[k].isnull = st->res.isnull[st->key_column[k]];
-		}
+		st->keys[k].values = st->res.values[st->key_column[k]];
+		st->keys[k].isnull = st->res.isnull[st->key_column[k]];
+	}
+	if (st->nkeys > 0 && n > 1 && !sort_slots_sorted(st->order, n, st->keys, st->nkeys))
+	{
 		if (st->order == NULL)
 		{
 			st->order = MemoryContextAllocHuge(st->cxt, n * sizeof(uint32));
@@ -880,12 +889,6 @@ run_window_scan(WindowScanState *st)
 		}
 		sort_slots(st->order, n, st->keys, st->nkeys);
 	}
-	else if (st->nkeys > 0)
-		for (k = 0; k < st->nkeys; k++)
-		{
-			st->keys[k].values = st->res.values[st->key_column[k]];
-			st->keys[k].isnull = st->res.isnull[st->key_column[k]];
-		}
 
 	for (k = 0; k < st->nfuncs; k++)
 	{
