@@ -83,6 +83,9 @@ typedef struct ScanResult
 	int			nworkers_launched;
 	int			passes;			/* 2 when the estimate was short and the scan ran again */
 	dsm_segment *segment;		/* holds the arrays when workers ran; NULL: palloc'd */
+	int			ncolumns;		/* the request's, for parallel_read_in_heap_order */
+	bool		need_tids;
+	uint64		capacity;		/* slots of the arrays */
 } ScanResult;
 
 /*
@@ -91,6 +94,13 @@ typedef struct ScanResult
  * are raised here, as the leader's own.
  */
 extern void parallel_read(const ScanRequest *req, ScanResult *res);
+
+/*
+ * Copies the rows into heap order when they are not (res->order NULL after),
+ * freeing the arrays they were in: for a caller that finds, after the read,
+ * that the rows in heap order are what it needs in place.
+ */
+extern void parallel_read_in_heap_order(ScanResult *res);
 
 /* Frees what parallel_read holds. */
 extern void parallel_read_release(ScanResult *res);

@@ -614,11 +614,10 @@ begin_window_scan(CustomScanState *node, EState *estate, int eflags)
 		st->nkeys++;
 	}
 	/*
-	 * The rows in heap order, copied by runs after the workers: OVER () and
-	 * rows already in the keys' order go to the core in place, others through
-	 * the order the keys give.
+	 * OVER (): the rows in heap order, copied by runs after the workers, go
+	 * to the core in place (keys: see run_window_scan).
 	 */
-	st->req.heap_order = true;
+	st->req.heap_order = st->nkeys == 0;
 
 	/* the window functions follow the columns in the scan tuple */
 	st->nfuncs = list_length(cscan->custom_scan_tlist) - st->ntlcolumns;
@@ -867,10 +866,10 @@ run_window_scan(WindowScanState *st)
 
 	INSTR_TIME_SET_CURRENT(start);
 	/*
-	 * The window's order: the heap order (the slots', heap_order asked for),
-	 * sorted stably by the keys.  Rows in the keys' order already (a table
-	 * loaded in ORDER BY order) need no order array: the core reads them in
-	 * place.
+	 * The window's order: the heap order, sorted stably by the keys.  Rows in
+	 * the keys' order already (a table loaded in ORDER BY order) are copied
+	 * into heap order when workers read them, and go to the core in place:
+	 * no order array, no copy per partition.
 	 */
 	st->order = st->res.order;
 	for (k = 0; k < st->nkeys; k++)
@@ -878,7 +877,17 @@ run_window_scan(WindowScanState *st)
 		st->keys[k].values = st->res.values[st->key_column[k]];
 		st->keys[k].isnull = st->res.isnull[st->key_column[k]];
 	}
-	if (st->nkeys > 0 && n > 1 && !sort_slots_sorted(st->order, n, st->keys, st->nkeys))
+	if (st->nkeys > 0 && n > 1 && sort_slots_sorted(st->order, n, st->keys, st->nkeys))
+	{
+		parallel_read_in_heap_order(&st->res);
+		st->order = NULL;
+		for (k = 0; k < st->nkeys; k++)
+		{
+			st->keys[k].values = st->res.values[st->key_column[k]];
+			st->keys[k].isnull = st->res.isnull[st->key_column[k]];
+		}
+	}
+	else if (st->nkeys > 0 && n > 1)
 	{
 		if (st->order == NULL)
 		{
