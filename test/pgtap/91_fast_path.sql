@@ -15,7 +15,7 @@
 \ir lib/fast_path.sql
 \ir lib/equivalence_sets.sql
 
-SELECT plan(25 + (SELECT count(*)::int FROM gd_test.cases) + (SELECT count(DISTINCT ds)::int FROM gd_test.cases));
+SELECT plan(27 + (SELECT count(*)::int FROM gd_test.cases) + (SELECT count(DISTINCT ds)::int FROM gd_test.cases));
 
 -- 1. every case, the leader alone
 SELECT is(gd_test.fast_diff(gd_test.case_query(ds, eps, minpoints, part_expr, order_expr), 0), NULL,
@@ -126,6 +126,10 @@ SELECT is(gd_test.fast_diff('SELECT id, gpu_dbscan(geom, 8, 3) OVER () c FROM gd
 		  NULL, 'OVER (), workers, non-point rows fetched again by TID: the WindowAgg''s ids');
 SELECT is(gd_test.fast_diff('SELECT ctid::text || ''/'' || id AS id, gpu_dbscan(geom, 8, 3) OVER () c FROM gd_test.srids WHERE CASE WHEN id % 200 = 2 THEN pg_sleep(0.0001) IS NOT NULL ELSE false END', 2),
 		  NULL, 'OVER (), workers, ctid: the WindowAgg''s rows');
+SELECT is(gd_test.fast_diff('SELECT id, gpu_dbscan(geom, 8, 3) OVER (ORDER BY id) c FROM gd_test.srids WHERE CASE WHEN id % 200 IN (0, 2) OR id % 1994 = 0 THEN pg_sleep(0.0001) IS NOT NULL ELSE false END', 2),
+		  NULL, 'OVER (ORDER BY id), workers, the rows in id order copied into heap order: the WindowAgg''s ids');
+SELECT is(gd_test.fast_diff('SELECT ctid::text || ''/'' || id AS id, gpu_dbscan(geom, 8, 3) OVER (ORDER BY id DESC) c FROM gd_test.srids WHERE CASE WHEN id % 200 = 2 THEN pg_sleep(0.0001) IS NOT NULL ELSE false END', 2),
+		  NULL, 'OVER (ORDER BY id DESC), workers, ctid, sorted through the order: the WindowAgg''s rows');
 RESET parallel_leader_participation;
 
 -- 7. what the fast path does not serve plans as before
