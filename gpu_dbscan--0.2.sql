@@ -798,9 +798,17 @@ AS 'MODULE_PATHNAME', 'gpu_dbscan_support'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 COMMENT ON FUNCTION gpu_dbscan_support(internal) IS
-'Planner support of gpu_dbscan(geometry, float8, int): loads the module while the query is planned, so that its fast path (gpu_dbscan.fast_path) can be planned';
+'Planner support of gpu_dbscan(geometry, float8, int) and of the transition functions of gpu_dbscan_agg, gpu_dbscan_params and gpu_dbscan_collect over geometry: loads the module while the query is planned, so that their fast paths (gpu_dbscan.fast_path) can be planned';
 
 ALTER FUNCTION gpu_dbscan(geometry, float8, int) SUPPORT gpu_dbscan_support;
+
+-- The aggregates' fast path (agg_scan.c, custom scan GpuDbscanAgg): the
+-- planner costs gpu_dbscan_agg, gpu_dbscan_params and gpu_dbscan_collect
+-- through their transition functions, whose support function loads the
+-- module in time for its planner hook.
+ALTER FUNCTION gpu_dbscan_agg_transfn(internal, geometry, float8, int) SUPPORT gpu_dbscan_support;
+ALTER FUNCTION gpu_dbscan_params_transfn(internal, geometry, float8[], int[]) SUPPORT gpu_dbscan_support;
+ALTER FUNCTION gpu_dbscan_collect_transfn(internal, geometry, float8, int) SUPPORT gpu_dbscan_support;
 
 -- ---- Table-level entry points (issue 9): a whole table (or a column of
 -- it) clustered as gpu_dbscan() OVER ([PARTITION BY partition_by] [ORDER BY

@@ -17,6 +17,16 @@ consuming the whole window output through max():
   parts: fast path off / on        ... OVER (PARTITION BY part) on the partitioned table
   ST_ClusterDBSCAN                 once, up to --postgis-max-size rows
 
+With --queries aggregate (or window,aggregate), gpu_dbscan_agg's fast path
+(custom scan GpuDbscanAgg) beside today's Agg, each query consuming the array
+through cardinality():
+
+  agg, fast path off, serial       SELECT cardinality(gpu_dbscan_agg(geom,eps,mp)) FROM t
+  agg, fast path off, workers      the same as a parallel Agg (partial states combined)
+  agg fast path, workers / alone   the same, fast path on
+  parts GROUP BY: off / fast path  SELECT sum(cardinality(a)) FROM (SELECT part,
+                                   gpu_dbscan_agg(geom,eps,mp) a FROM t GROUP BY part) s
+
 "parallel" and the fast path use --workers workers (max_parallel_workers_per_gather
 and gpu_dbscan.scan_workers; 0 runs the leader alone).  Ratios are to the serial
 and the parallel sum(ST_X).  Memory: the backend's peak RSS growth per row
@@ -26,6 +36,7 @@ partitions), and fails on a difference.
 
   python3 bench/db_scan_bench.py --sizes 2M --workers 2          # the CI target
   python3 bench/db_scan_bench.py --sizes 10M --workers 8 --check  # issue 9's figures
+  python3 bench/db_scan_bench.py --sizes 2M --workers 2 --queries aggregate --check
 """
 
 import argparse
@@ -69,6 +80,26 @@ def window_sql(table, eps, mp, over):
             % (eps, mp, over, table))
 
 
+def agg_sql(table, eps, mp, grouped):
+    if grouped:
+        return ("SELECT sum(cardinality(a)) FROM (SELECT part, gpu_dbscan_agg(geom, %s, %s) a "
+                "FROM %s GROUP BY part) s" % (eps, mp, table))
+    return "SELECT cardinality(gpu_dbscan_agg(geom, %s, %s)) FROM %s" % (eps, mp, table)
+
+
+def check_agg_same(table, eps, mp, grouped):
+    """Groups whose array differs between the fast path (2 workers) and the serial Agg (0 = identical)."""
+    q = ("SELECT %s gpu_dbscan_agg(geom, %s, %s) a FROM %s %s"
+         % ("part," if grouped else "0 AS part,", eps, mp, table, "GROUP BY part" if grouped else ""))
+    with Session(SESSION_SETTINGS + ["SET gpu_dbscan.scan_workers = 2", "SET synchronize_seqscans = off",
+                                     "SET enable_sort = off"]) as s:
+        s.run("CREATE TEMP TABLE f AS " + q)
+        s.run("SET gpu_dbscan.fast_path = off")
+        s.run("SET max_parallel_workers_per_gather = 0")
+        s.run("CREATE TEMP TABLE w AS " + q)
+        return int(s.value("SELECT count(*) FROM f FULL JOIN w USING (part) WHERE f.a IS DISTINCT FROM w.a"))
+
+
 def check_same(table, eps, mp, over):
     """Rows whose id differs between the fast path and the WindowAgg (0 = identical)."""
     q = "SELECT id, gpu_dbscan(geom, %s, %s) OVER (%s) c FROM %s" % (eps, mp, over, table)
@@ -78,6 +109,20 @@ def check_same(table, eps, mp, over):
         s.run("CREATE TEMP TABLE w AS " + q)
         return int(s.value("SELECT count(*) FROM f JOIN w USING (id) WHERE f.c IS DISTINCT FROM w.c")
                    ) + abs(int(s.value("SELECT count(*) FROM f")) - int(s.value("SELECT count(*) FROM w")))
+
+
+def add_window(add, be, par, uni, parts, eps, mp, w, args):
+    """The window function's queries (see the file comment)."""
+    add("window OVER (), fast path off", be + ["SET gpu_dbscan.fast_path = off"],
+        window_sql(uni, eps, mp, ""))
+    add("fast path OVER (), %d workers" % w, be + par(w), window_sql(uni, eps, mp, ""))
+    add("fast path OVER (), leader alone", be + par(0), window_sql(uni, eps, mp, ""))
+    add("fast path OVER (ORDER BY id), %d workers" % w, be + par(w),
+        window_sql(uni, eps, mp, "ORDER BY id"))
+    add("%d partitions, fast path off" % args.partitions, be + ["SET gpu_dbscan.fast_path = off"],
+        window_sql(parts, eps, mp, "PARTITION BY part"))
+    add("%d partitions, fast path, %d workers" % (args.partitions, w), be + par(w),
+        window_sql(parts, eps, mp, "PARTITION BY part"))
 
 
 def main():
@@ -91,6 +136,7 @@ def main():
     ap.add_argument("--backend", default="auto", help="gpu_dbscan.backend for the window queries")
     ap.add_argument("--postgis-max-size", default="200k")
     ap.add_argument("--check", action="store_true")
+    ap.add_argument("--queries", default="window", help="window, aggregate, or both (comma-separated)")
     ap.add_argument("--regenerate", action="store_true")
     ap.add_argument("--budget", type=float, default=None, help="seconds; later measurements are skipped")
     args = ap.parse_args()
@@ -137,17 +183,21 @@ def main():
         add("count(*) %d workers" % w, par(w), "SELECT count(*) FROM %s" % uni)
         ser = add("sum(ST_X) serial", [], "SELECT sum(ST_X(geom)) FROM %s" % uni)
         psum = add("sum(ST_X) %d workers" % w, par(w), "SELECT sum(ST_X(geom)) FROM %s" % uni)
-        add("window OVER (), fast path off", be + ["SET gpu_dbscan.fast_path = off"],
-            window_sql(uni, eps, mp, ""))
-        add("fast path OVER (), %d workers" % w, be + par(w), window_sql(uni, eps, mp, ""))
-        add("fast path OVER (), leader alone", be + par(0), window_sql(uni, eps, mp, ""))
-        add("fast path OVER (ORDER BY id), %d workers" % w, be + par(w),
-            window_sql(uni, eps, mp, "ORDER BY id"))
-        add("%d partitions, fast path off" % args.partitions, be + ["SET gpu_dbscan.fast_path = off"],
-            window_sql(parts, eps, mp, "PARTITION BY part"))
-        add("%d partitions, fast path, %d workers" % (args.partitions, w), be + par(w),
-            window_sql(parts, eps, mp, "PARTITION BY part"))
-        if n <= parse_size(args.postgis_max_size):
+        queries = args.queries.split(",")
+        if "aggregate" in queries:
+            off = ["SET gpu_dbscan.fast_path = off"]
+            add("gpu_dbscan_agg, fast path off, serial", be + off + par(0), agg_sql(uni, eps, mp, False))
+            add("gpu_dbscan_agg, fast path off, %d workers" % w, be + off + par(w),
+                agg_sql(uni, eps, mp, False))
+            add("gpu_dbscan_agg fast path, %d workers" % w, be + par(w), agg_sql(uni, eps, mp, False))
+            add("gpu_dbscan_agg fast path, leader alone", be + par(0), agg_sql(uni, eps, mp, False))
+            add("GROUP BY part (%d groups), fast path off, %d workers" % (args.partitions, w),
+                be + off + par(w), agg_sql(parts, eps, mp, True))
+            add("GROUP BY part (%d groups), fast path, %d workers" % (args.partitions, w),
+                be + par(w), agg_sql(parts, eps, mp, True))
+        if "window" in queries:
+            add_window(add, be, par, uni, parts, eps, mp, w, args)
+        if n <= parse_size(args.postgis_max_size) and "window" in queries:
             add("ST_ClusterDBSCAN OVER ()", [],
                 "SELECT max(c) FROM (SELECT ST_ClusterDBSCAN(geom, %s, %s) OVER () c FROM %s) s"
                 % (eps, mp, uni), runs=1)
@@ -160,10 +210,16 @@ def main():
                 "%.2f" % (sec / ser) if ser else "",
                 "%.2f" % (sec / psum) if psum else "",
                 "%.0f" % (grow * 1024.0 / n) if grow is not None else ""))
-        if args.check and not budget.over():
+        if args.check and not budget.over() and "window" in queries:
             for t, over in ((uni, "ORDER BY id"), (parts, "PARTITION BY part ORDER BY id")):
                 d = check_same(t, eps, mp, over)
                 print("- check %s OVER (%s): %d rows differ" % (t, over, d))
+                failed |= d != 0
+        if args.check and not budget.over() and "aggregate" in queries:
+            for t, grouped in ((uni, False), (parts, True)):
+                d = check_agg_same(t, eps, mp, grouped)
+                print("- check gpu_dbscan_agg over %s%s: %d groups differ"
+                      % (t, " GROUP BY part" if grouped else "", d))
                 failed |= d != 0
     sys.exit(1 if failed else 0)
 

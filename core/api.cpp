@@ -15,6 +15,7 @@
 #include "api_guard.hpp"
 #include "api_rows.hpp"
 #include "backend.hpp"
+#include "big_alloc.hpp"
 #include "cpu_small.hpp"
 #include "graph.hpp"
 #include "memory_ledger.hpp"
@@ -112,7 +113,7 @@ gd_status gd_cluster_points_typed(const double* x, const double* y, const uint8_
       // cluster_ids.
       const bool ids_direct = gpu && npoints == nrows;
       static_assert(sizeof(uint32_t) == sizeof(int32_t), "ids and ranks share a layout");
-      std::vector<uint32_t> rep(ids_direct ? 0 : npoints);
+      gd::BigVector<uint32_t> rep(ids_direct ? 0 : npoints);  // each written by the back end
       uint32_t* rep_out = ids_direct ? reinterpret_cast<uint32_t*>(cluster_ids) : rep.data();
       if (gpu)
         gd::gpu_cluster(pts.view(), *params, cancel, rep_out, st, core_out);

@@ -10,19 +10,19 @@
 
 namespace gd {
 
-uint32_t first_claimer(const Grid& grid, const uint8_t* flags, double eps, uint32_t x,
-                       const PointRange* rows) {
+uint32_t first_claimer(const Grid& grid, const CoreLists& lists, double eps, double t,
+                       uint32_t x, const CellRange* rows) {
   const double* xs = grid.xs.data();
   const double* ys = grid.ys.data();
   const uint32_t* perm = grid.perm.data();
   const double px = xs[x], py = ys[x];
   uint32_t best_index = kNoise, best = kNoise;
   for (int a = 0; a < WindowCursor::kRows; ++a) {
-    for (uint32_t q = rows[a].begin; q < rows[a].end; ++q) {
-      // The searcher is q: its box, rounded at q, must hold x (bit 1; the
-      // two-way test because it rejects far pairs cheaply).
-      if ((flags[q] & kCoreFlag) && perm[q] < best_index &&
-          (within_each_way(px, py, xs[q], ys[q], eps) & 2u)) {
+    const uint32_t end = lists.first[rows[a].end];
+    for (uint32_t k = lists.first[rows[a].begin]; k < end; ++k) {
+      const uint32_t q = lists.core[k];
+      // The searcher is q: its box, rounded at q, must hold x.
+      if (perm[q] < best_index && sees(xs[q], ys[q], px, py, eps, t)) {
         best_index = perm[q];
         best = q;
       }
@@ -31,26 +31,27 @@ uint32_t first_claimer(const Grid& grid, const uint8_t* flags, double eps, uint3
   return best;
 }
 
-uint32_t first_claimer(const Grid& grid, const uint8_t* flags, double eps, uint32_t x) {
+uint32_t first_claimer(const Grid& grid, const CoreLists& lists, double eps, uint32_t x) {
   // The cell holding sorted position x.
   const uint32_t c = static_cast<uint32_t>(
       std::upper_bound(grid.start.begin(), grid.start.end(), x) - grid.start.begin() - 1);
   WindowCursor window(grid);
-  PointRange rows[WindowCursor::kRows];
-  window.at(c, rows);
-  return first_claimer(grid, flags, eps, x, rows);
+  CellRange rows[WindowCursor::kRows];
+  window.cells_at(c, rows);
+  return first_claimer(grid, lists, eps, eps_threshold(eps), x, rows);
 }
 
-void assign_borders(const Grid& grid, double eps, const std::vector<uint8_t>& flags,
-                    const AtomicUnionFind& uf, uint32_t* rep, ThreadTeam& team) {
+void assign_borders(const Grid& grid, double eps, const CoreFlags& flags,
+                    const CoreLists& lists, const AtomicUnionFind& uf, uint32_t* rep, ThreadTeam& team) {
   const uint32_t* perm = grid.perm.data();
   const uint8_t* f = flags.data();
+  const double t = eps_threshold(eps);
   auto find = [&uf](uint32_t i) { return uf.find(i); };
 
   team.for_dynamic(grid.cells.size(), cell_grain(grid, team), [&](size_t c0, size_t c1) {
     WindowCursor window(grid);
     WorkPoller poller(team.cancel());
-    PointRange rows[WindowCursor::kRows];
+    CellRange rows[WindowCursor::kRows];
     bool have_rows = false;
     for (size_t c = c0; c < c1; ++c, have_rows = false) {
       const uint32_t b = grid.start[c], e = grid.start[c + 1];
@@ -59,12 +60,12 @@ void assign_borders(const Grid& grid, double eps, const std::vector<uint8_t>& fl
         uint32_t claimer = kNoise;
         if (!core) {
           if (!have_rows) {
-            window.at(static_cast<uint32_t>(c), rows);
+            window.cells_at(static_cast<uint32_t>(c), rows);
             have_rows = true;
           }
-          claimer = first_claimer(grid, f, eps, p, rows);
+          claimer = first_claimer(grid, lists, eps, t, p, rows);
           size_t work = 0;
-          for (const PointRange& range : rows) work += range.end - range.begin;
+          for (const CellRange& range : rows) work += range.end - range.begin;
           poller.add(work);
         }
         rep[perm[p]] = representative(core, p, claimer, find);

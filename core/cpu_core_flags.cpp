@@ -16,7 +16,19 @@
 
 namespace gd {
 
-void mark_core_points(const Grid& grid, double eps, int64_t minpoints, std::vector<uint8_t>& flags,
+namespace {
+
+// How many of the sorted points [b, e) p sees.
+int64_t count_seen(const double* xs, const double* ys, uint32_t b, uint32_t e,
+                   const QueryBox& box, double px, double py, double t) {
+  int64_t k = 0;
+  for (uint32_t q = b; q < e; ++q) k += sees_bit(box, px, py, xs[q], ys[q], t);
+  return k;
+}
+
+}  // namespace
+
+void mark_core_points(const Grid& grid, double eps, int64_t minpoints, CoreFlags& flags,
                       ThreadTeam& team, uint32_t* counts) {
   const double* xs = grid.xs.data();
   const double* ys = grid.ys.data();
@@ -54,17 +66,16 @@ void mark_core_points(const Grid& grid, double eps, int64_t minpoints, std::vect
         const QueryBox box = query_box(px, py, eps);
         CoreCount found(minpoints, own);  // rules/dbscan_rules.hpp: stops at need
         size_t visited = 0;
+        // A column at a time (the early exit between columns), the small
+        // cell's own points, counted already, left out.
         for (const PointRange& r : rows) {
-          for (uint32_t q = r.begin; q < r.end; ++q) {
-            if (q == skip.begin) {
-              q = skip.end - 1;
-              continue;
-            }
-            const double qx = xs[q], qy = ys[q];
-            if (in_box(box, qx, qy) && within_distance(px, py, qx, qy, eps) && found.add())
-              goto core;
-          }
+          const int64_t k =
+              skip.begin >= r.begin && skip.begin < r.end
+                  ? count_seen(xs, ys, r.begin, skip.begin, box, px, py, t) +
+                        count_seen(xs, ys, skip.end, r.end, box, px, py, t)
+                  : count_seen(xs, ys, r.begin, r.end, box, px, py, t);
           visited += r.end - r.begin;
+          if (found.add(k)) goto core;
         }
         all_core = false;
         if (counts) counts[p] = static_cast<uint32_t>(found.found);

@@ -18,17 +18,18 @@ void cpu_cluster(const PointsView& pts, const gd_params& params, const CancelTok
   stats.cells = grid.ncells();
   stats.t_sort += watch.lap();
 
-  std::vector<uint8_t> flags;
+  CoreFlags flags;
   mark_core_points(grid, params.eps, params.minpoints, flags, team);
   if (core)
     for (uint32_t p = 0; p < pts.n; ++p) core[grid.perm[p]] = flags[p] & kCoreFlag;
   stats.t_core += watch.lap();
 
+  const CoreLists lists(grid, flags.data(), team);
   AtomicUnionFind uf(pts.n);
-  union_core_points(grid, params.eps, flags, uf, team, linkage_for(params.minpoints));
+  union_core_points(grid, params.eps, flags, lists, uf, team, linkage_for(params.minpoints));
   stats.t_union += watch.lap();
 
-  assign_borders(grid, params.eps, flags, uf, rep, team);
+  assign_borders(grid, params.eps, flags, lists, uf, rep, team);
   stats.t_label += watch.lap();
 }
 

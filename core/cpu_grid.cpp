@@ -73,11 +73,62 @@ void cell_ranges(size_t n, KeyAt key_at, CellAt cell_at, Grid& grid, ThreadTeam&
   });
 }
 
+// Grid::column_first (index_cells): column x's cells are
+// [column_first[x], column_first[x + 1]).
+void index_columns(Grid& grid, uint64_t nx, ThreadTeam& team) {
+  const uint32_t ncells = grid.ncells();
+  grid.charge.add(static_cast<int64_t>((nx + 1) * sizeof(uint32_t)), "the grid");
+  grid.column_first.resize(nx + 1);
+  grid.nx = static_cast<int64_t>(nx);
+  const Cell* cells = grid.cells.data();
+  uint32_t* first = grid.column_first.data();
+  team.for_static(ncells, [&](int, size_t begin, size_t end) {
+    for (size_t c = begin; c < end; ++c) {
+      const uint64_t from = c == 0 ? 0 : static_cast<uint64_t>(cells[c - 1].ix) + 1;
+      std::fill(first + from, first + cells[c].ix + 1, static_cast<uint32_t>(c));
+    }
+  });
+  std::fill(first + cells[ncells - 1].ix + 1, first + nx + 1, ncells);
+}
+
+// Grid::cells_below, when the key range 0 .. nx * ny is at most
+// kKeysPerCell keys a cell (4 bytes a key: at most 16 a cell); else
+// Grid::column_first, when the columns are at most kKeysPerCell a cell.
+void index_cells(Grid& grid, uint64_t ny, ThreadTeam& team) {
+  const uint32_t ncells = grid.ncells();
+  if (ncells == 0 || ny == 0) return;
+  const Cell last = grid.cells[ncells - 1];
+  const uint64_t nx = static_cast<uint64_t>(last.ix) + 1;
+  if (nx > Grid::kKeysPerCell * ncells) return;
+  if (nx > Grid::kKeysPerCell * ncells / ny) {
+    index_columns(grid, nx, team);
+    return;
+  }
+  const uint64_t nkeys = nx * ny;
+  grid.charge.add(static_cast<int64_t>((nkeys + 1) * sizeof(uint32_t)), "the grid");
+  grid.cells_below.resize(nkeys + 1);
+  grid.nx = static_cast<int64_t>(nx);
+  grid.ny = static_cast<int64_t>(ny);
+  const Cell* cells = grid.cells.data();
+  uint32_t* below = grid.cells_below.data();
+  auto key = [&](uint32_t c) {
+    return static_cast<uint64_t>(cells[c].ix) * ny + static_cast<uint64_t>(cells[c].iy);
+  };
+  // Keys (key(c - 1), key(c)] have c cells below them; those after the last, ncells.
+  team.for_static(ncells, [&](int, size_t begin, size_t end) {
+    for (size_t c = begin; c < end; ++c) {
+      const uint64_t from = c == 0 ? 0 : key(static_cast<uint32_t>(c - 1)) + 1;
+      std::fill(below + from, below + key(static_cast<uint32_t>(c)) + 1, static_cast<uint32_t>(c));
+    }
+  });
+  std::fill(below + key(ncells - 1) + 1, below + nkeys + 1, ncells);
+}
+
 // Keys ix * ny + iy fit in 64 bits: radix sort them.
 void sort_by_composite_key(const PointsView& pts, uint64_t ny, int bits, Grid& grid,
                            ThreadTeam& team) {
-  std::vector<uint64_t> keys(pts.n);
-  std::vector<uint32_t> idx(pts.n);
+  BigVector<uint64_t> keys(pts.n);
+  BigVector<uint32_t> idx(pts.n);
   const GridGeometry& g = grid.geometry;
   team.for_static(pts.n, [&](int, size_t begin, size_t end) {
     for (size_t i = begin; i < end; ++i) {
@@ -95,6 +146,7 @@ void sort_by_composite_key(const PointsView& pts, uint64_t ny, int bits, Grid& g
       },
       grid, team);
   grid.perm = std::move(idx);
+  index_cells(grid, ny, team);
 }
 
 // Too many cells for a 64-bit key: sort (ix, iy, index) triples.
@@ -106,7 +158,7 @@ void sort_by_cell_pairs(const PointsView& pts, Grid& grid, ThreadTeam& team) {
       return cell < o.cell || (!(o.cell < cell) && index < o.index);
     }
   };
-  std::vector<Item> items(pts.n);
+  BigVector<Item> items(pts.n);
   const GridGeometry& g = grid.geometry;
   team.for_static(pts.n, [&](int t, size_t begin, size_t end) {
     for (size_t i = begin; i < end; ++i)

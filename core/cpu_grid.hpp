@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "backend.hpp"
+#include "big_alloc.hpp"
 #include "memory_ledger.hpp"
 #include "parallel.hpp"
 
@@ -51,10 +52,23 @@ double neighbour_reach(double eps);
 struct Grid {
   MemoryCharge charge;  // the vectors below and the sort's scratch (memory_ledger.hpp)
   GridGeometry geometry;
-  std::vector<uint32_t> perm;   // sorted position -> point index
-  std::vector<double> xs, ys;   // coordinates in sorted order
-  std::vector<Cell> cells;      // non-empty cells, ascending
-  std::vector<uint32_t> start;  // points of cell c: [start[c], start[c+1])
+  // big_alloc.hpp: resize() leaves the new elements unset
+  BigVector<uint32_t> perm;   // sorted position -> point index
+  BigVector<double> xs, ys;   // coordinates in sorted order
+  BigVector<Cell> cells;      // non-empty cells, ascending
+  BigVector<uint32_t> start;  // points of cell c: [start[c], start[c+1])
+
+  // Where the cells fill their key range densely enough (kKeysPerCell), the
+  // number of cells whose key ix * ny + iy is below each key 0 .. nx * ny:
+  // a window's cell ranges are then read off (cpu_window.hpp), not searched.
+  // Empty otherwise.
+  // Else, where the columns are at most kKeysPerCell a cell, the first
+  // cell of each column 0 .. nx: a window's column is found, then searched
+  // among its own cells only.
+  static constexpr uint64_t kKeysPerCell = 4;
+  BigVector<uint32_t> cells_below;
+  BigVector<uint32_t> column_first;
+  int64_t nx = 0, ny = 0;  // the key range's columns and rows, with either index
 
   uint32_t ncells() const { return static_cast<uint32_t>(cells.size()); }
 };

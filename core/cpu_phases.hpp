@@ -17,6 +17,7 @@ namespace gd {
 // Per sorted point.
 constexpr uint8_t kCoreFlag = 1;   // at least minpoints neighbours
 constexpr uint8_t kDenseFlag = 2;  // in a dense cell: its points are all core and pairwise neighbours
+using CoreFlags = BigVector<uint8_t>;
 
 // Cells handed to a thread at a time.
 inline size_t cell_grain(const Grid& grid, const ThreadTeam& team) {
@@ -44,28 +45,42 @@ class WorkPoller {
 // flags[i] for every sorted point: kCoreFlag, plus kDenseFlag for dense cells.
 // counts, when given, receives each sorted point's neighbour count capped at
 // max(minpoints, 1) (the minpoints sweep derives every smaller level from it).
-void mark_core_points(const Grid& grid, double eps, int64_t minpoints, std::vector<uint8_t>& flags,
+void mark_core_points(const Grid& grid, double eps, int64_t minpoints, CoreFlags& flags,
                       ThreadTeam& team, uint32_t* counts = nullptr);
+
+// The core points of each cell: sorted positions core[first[c] .. first[c + 1]),
+// ascending, so that the union and border stages visit core points only
+// (where points are sparse about half of a window is not core).
+struct CoreLists {
+  MemoryCharge charge;
+  BigVector<uint32_t> first;  // per cell, and one past the last
+  BigVector<uint32_t> core;
+
+  CoreLists(const Grid& grid, const uint8_t* flags, ThreadTeam& team);
+};
 
 // How core points are joined: Linkage and pair_join (rules/dbscan_rules.hpp).
 
 // Unions the core points as the linkage says (dense cells wholesale).
 // claimed_one_way, when given, is set when a pair seen one way only was
 // joined through a first claimer (the minpoints sweep cannot reuse such sets).
-void union_core_points(const Grid& grid, double eps, const std::vector<uint8_t>& flags,
-                       AtomicUnionFind& uf, ThreadTeam& team, Linkage linkage = Linkage::kDbscan,
+void union_core_points(const Grid& grid, double eps, const CoreFlags& flags,
+                       const CoreLists& lists, AtomicUnionFind& uf, ThreadTeam& team,
+                       Linkage linkage = Linkage::kDbscan,
                        std::atomic<bool>* claimed_one_way = nullptr);
 
 // The sorted position of x's first claimer: the core point r with the
 // smallest point index such that within(r, x) (r searching); kNoise when
-// there is none.  rows: the window of x's cell; without it, it is found.
-uint32_t first_claimer(const Grid& grid, const uint8_t* flags, double eps, uint32_t x,
-                       const PointRange* rows);
-uint32_t first_claimer(const Grid& grid, const uint8_t* flags, double eps, uint32_t x);
+// there is none, searched over the core lists (CoreLists).  rows: the
+// window of x's cell; without it, it is found.
+// t: eps_threshold(eps).
+uint32_t first_claimer(const Grid& grid, const CoreLists& lists, double eps, double t,
+                       uint32_t x, const CellRange* rows);
+uint32_t first_claimer(const Grid& grid, const CoreLists& lists, double eps, uint32_t x);
 
 // rep[point index]: the root of a core point's set; for a border point, the
 // root of its first claimer; else kNoise.
-void assign_borders(const Grid& grid, double eps, const std::vector<uint8_t>& flags,
-                    const AtomicUnionFind& uf, uint32_t* rep, ThreadTeam& team);
+void assign_borders(const Grid& grid, double eps, const CoreFlags& flags,
+                    const CoreLists& lists, const AtomicUnionFind& uf, uint32_t* rep, ThreadTeam& team);
 
 }  // namespace gd

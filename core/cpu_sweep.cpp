@@ -295,7 +295,7 @@ void sweep_levels(const PointsView& pts, double eps, const std::vector<int64_t>&
   stats.t_sort += watch.lap();
 
   // Counts capped at the largest level, whose core flags they also give.
-  std::vector<uint8_t> flags;
+  CoreFlags flags;
   std::vector<uint32_t> counts(pts.n);
   mark_core_points(grid, eps, levels.back(), flags, team, counts.data());
   const std::vector<Depth> depth = point_depths(counts, levels, team);
@@ -315,9 +315,11 @@ void sweep_levels(const PointsView& pts, double eps, const std::vector<int64_t>&
   stats.t_label += watch.lap();
 
   AtomicUnionFind uf(pts.n);
-  if (!one_way.load())
-    union_core_points(grid, eps, flags, uf, team, linkage_for(levels.back()), &one_way);
-  std::vector<uint8_t>().swap(flags);
+  if (!one_way.load()) {
+    const CoreLists lists(grid, flags.data(), team);
+    union_core_points(grid, eps, flags, lists, uf, team, linkage_for(levels.back()), &one_way);
+  }
+  CoreFlags().swap(flags);
   stats.t_union += watch.lap();
   if (one_way.load()) {
     LevelEdges().swap(edges);

@@ -40,9 +40,9 @@ namespace {
 // Joins two core points as the linkage says.
 class CoreJoiner {
  public:
-  CoreJoiner(const Grid& grid, const uint8_t* flags, double eps, Linkage linkage,
+  CoreJoiner(const Grid& grid, const CoreLists& lists, double eps, Linkage linkage,
              AtomicUnionFind& uf, std::atomic<bool>* claimed_one_way)
-      : grid_(grid), flags_(flags), eps_(eps), linkage_(linkage), uf_(uf),
+      : grid_(grid), lists_(lists), eps_(eps), linkage_(linkage), uf_(uf),
         claimed_one_way_(claimed_one_way) {}
 
   // a and b (sorted positions) with rel = within_each_way(a, b) != 0.
@@ -57,13 +57,13 @@ class CoreJoiner {
     // kViaClaimer: the later point's edge is its first claimer.
     const uint32_t later = a_later ? a : b;
     if (claimed_one_way_) claimed_one_way_->store(true, std::memory_order_relaxed);
-    uf_.unite(later, first_claimer(grid_, flags_, eps_, later));
+    uf_.unite(later, first_claimer(grid_, lists_, eps_, later));
     return uf_.same(a, b);
   }
 
  private:
   const Grid& grid_;
-  const uint8_t* flags_;
+  const CoreLists& lists_;
   double eps_;
   Linkage linkage_;
   AtomicUnionFind& uf_;
@@ -71,9 +71,9 @@ class CoreJoiner {
 };
 
 // Dense cell c, points [b, e), against the cells of its window.
-void union_dense_cell(const Grid& grid, uint32_t c, const CellRange* rows, const uint8_t* f,
-                      double eps, double reach, AtomicUnionFind& uf, CoreJoiner& join,
-                      WorkPoller& poller) {
+void union_dense_cell(const Grid& grid, uint32_t c, const CellRange* rows, const CoreLists& lists,
+                      const uint8_t* f, double eps, double reach, AtomicUnionFind& uf,
+                      CoreJoiner& join, WorkPoller& poller) {
   const double* xs = grid.xs.data();
   const double* ys = grid.ys.data();
   const uint32_t b = grid.start[c], e = grid.start[c + 1];
@@ -111,27 +111,34 @@ void union_dense_cell(const Grid& grid, uint32_t c, const CellRange* rows, const
         }
         continue;
       }
-      for (uint32_t q = nb; q < ne; ++q) {
-        if (!(f[q] & kCoreFlag)) continue;
+      for (uint32_t k = lists.first[n]; k < lists.first[n + 1]; ++k) {
+        const uint32_t q = lists.core[k];
         if (uf.find(q) != rb) meet(q);
       }
     }
   }
 }
 
-// Core points of a non-dense cell [b, e) against the non-dense core points q > p.
-void union_sparse_cell(uint32_t b, uint32_t e, const PointRange* rows, const double* xs,
-                       const double* ys, const uint8_t* f, double eps, AtomicUnionFind& uf,
-                       CoreJoiner& join, WorkPoller& poller) {
-  for (uint32_t p = b; p < e; ++p) {
-    if (!(f[p] & kCoreFlag)) continue;
+// Core points of a non-dense cell, the core list [k0, k1), against the
+// non-dense core points q > p of the window.
+void union_sparse_cell(uint32_t k0, uint32_t k1, const CellRange* rows, const CoreLists& lists,
+                       const double* xs, const double* ys, const uint8_t* f, double eps,
+                       AtomicUnionFind& uf, CoreJoiner& join, WorkPoller& poller) {
+  const uint32_t* core = lists.core.data();
+  for (uint32_t k = k0; k < k1; ++k) {
+    const uint32_t p = core[k];
     const double px = xs[p], py = ys[p];
     uint32_t rp = uf.find(p);
     size_t work = 0;
     for (int a = 0; a < WindowCursor::kRows; ++a) {
-      const uint32_t begin = std::max(rows[a].begin, p + 1);
-      for (uint32_t q = begin; q < rows[a].end; ++q) {
-        if (f[q] != kCoreFlag) continue;  // not core, or in a dense cell
+      const uint32_t* lo = core + lists.first[rows[a].begin];
+      const uint32_t* hi = core + lists.first[rows[a].end];
+      // The list is ascending: the q > p are a suffix of it.
+      const uint32_t* from = std::upper_bound(lo, hi, p);
+      work += static_cast<size_t>(hi - from);
+      for (const uint32_t* it = from; it < hi; ++it) {
+        const uint32_t q = *it;
+        if (f[q] != kCoreFlag) continue;  // in a dense cell
         // rp may have stopped being a root (other threads): then it differs
         // from find(q) and the pair is tested, which is only extra work.
         if (uf.find(q) == rp) continue;
@@ -141,7 +148,6 @@ void union_sparse_cell(uint32_t b, uint32_t e, const PointRange* rows, const dou
           rp = uf.find(rp);
         }
       }
-      if (rows[a].end > begin) work += rows[a].end - begin;
     }
     poller.add(work);
   }
@@ -149,8 +155,9 @@ void union_sparse_cell(uint32_t b, uint32_t e, const PointRange* rows, const dou
 
 }  // namespace
 
-void union_core_points(const Grid& grid, double eps, const std::vector<uint8_t>& flags,
-                       AtomicUnionFind& uf, ThreadTeam& team, Linkage linkage,
+void union_core_points(const Grid& grid, double eps, const CoreFlags& flags,
+                       const CoreLists& lists, AtomicUnionFind& uf, ThreadTeam& team,
+                       Linkage linkage,
                        std::atomic<bool>* claimed_one_way) {
   const double* xs = grid.xs.data();
   const double* ys = grid.ys.data();
@@ -170,21 +177,18 @@ void union_core_points(const Grid& grid, double eps, const std::vector<uint8_t>&
   team.for_dynamic(grid.cells.size(), grain, [&](size_t c0, size_t c1) {
     WindowCursor window(grid);
     WorkPoller poller(team.cancel());
-    CoreJoiner join(grid, f, eps, linkage, uf, claimed_one_way);
-    PointRange rows[WindowCursor::kRows];
-    CellRange cell_rows[WindowCursor::kRows];
+    CoreJoiner join(grid, lists, eps, linkage, uf, claimed_one_way);
+    CellRange rows[WindowCursor::kRows];
     for (size_t c = c0; c < c1; ++c) {
-      const uint32_t b = grid.start[c], e = grid.start[c + 1];
-      if (f[b] & kDenseFlag) {
-        window.cells_at(static_cast<uint32_t>(c), cell_rows);
-        union_dense_cell(grid, static_cast<uint32_t>(c), cell_rows, f, eps, reach, uf, join, poller);
-        continue;
-      }
-      bool any_core = false;
-      for (uint32_t p = b; p < e && !any_core; ++p) any_core = f[p] & kCoreFlag;
-      if (!any_core) continue;
-      window.at(static_cast<uint32_t>(c), rows);
-      union_sparse_cell(b, e, rows, xs, ys, f, eps, uf, join, poller);
+      const uint32_t b = grid.start[c];
+      const uint32_t k0 = lists.first[c], k1 = lists.first[c + 1];
+      if (k0 == k1) continue;  // no core point
+      window.cells_at(static_cast<uint32_t>(c), rows);
+      if (f[b] & kDenseFlag)
+        union_dense_cell(grid, static_cast<uint32_t>(c), rows, lists, f, eps, reach, uf, join,
+                         poller);
+      else
+        union_sparse_cell(k0, k1, rows, lists, xs, ys, f, eps, uf, join, poller);
     }
   });
 }

@@ -84,7 +84,14 @@ class WindowCursor {
 
   // The same window as cell ranges.
   void cells_at(uint32_t c, CellRange rows[kRows]) {
-    static constexpr int kColumn[kRows] = {0, -1, 1, -2, 2};
+    if (!grid_.cells_below.empty()) {
+      read_cells_at(c, rows);
+      return;
+    }
+    if (!grid_.column_first.empty()) {
+      column_cells_at(c, rows);
+      return;
+    }
     const Cell* cells = grid_.cells.data();
     const uint32_t ncells = grid_.ncells();
     const Cell& k = cells[c];
@@ -105,6 +112,46 @@ class WindowCursor {
   }
 
  private:
+  static constexpr int kColumn[kRows] = {0, -1, 1, -2, 2};
+
+  // cells_at through Grid::cells_below: rows iy - 2 .. iy + 2 of a column
+  // are the keys [ix * ny + max(iy - 2, 0), ix * ny + min(iy + 2, ny - 1)].
+  void read_cells_at(uint32_t c, CellRange rows[kRows]) const {
+    const Cell& k = grid_.cells[c];
+    const uint32_t* below = grid_.cells_below.data();
+    const int64_t ny = grid_.ny;
+    const int64_t y0 = std::max<int64_t>(k.iy - 2, 0);
+    const int64_t y1 = std::min<int64_t>(k.iy + 2, ny - 1);
+    for (int a = 0; a < kRows; ++a) {
+      const int64_t x = k.ix + kColumn[a];
+      if (x < 0 || x >= grid_.nx) {
+        rows[a] = CellRange{c, c};
+        continue;
+      }
+      rows[a] = CellRange{below[x * ny + y0], below[x * ny + y1 + 1]};
+    }
+  }
+
+  // cells_at through Grid::column_first: each column's cells, searched
+  // (binary: a column may hold every cell) for rows iy - 2 .. iy + 2.
+  void column_cells_at(uint32_t c, CellRange rows[kRows]) const {
+    const Cell* cells = grid_.cells.data();
+    const Cell& k = cells[c];
+    const uint32_t* first = grid_.column_first.data();
+    for (int a = 0; a < kRows; ++a) {
+      const int64_t x = k.ix + kColumn[a];
+      if (x < 0 || x >= grid_.nx) {
+        rows[a] = CellRange{c, c};
+        continue;
+      }
+      const Cell* b = cells + first[x];
+      const Cell* e = cells + first[x + 1];
+      const Cell* lo = std::partition_point(b, e, [&](const Cell& n) { return n.iy < k.iy - 2; });
+      const Cell* hi = std::partition_point(lo, e, [&](const Cell& n) { return n.iy <= k.iy + 2; });
+      rows[a] = CellRange{static_cast<uint32_t>(lo - cells), static_cast<uint32_t>(hi - cells)};
+    }
+  }
+
   const Grid& grid_;
   bool valid_ = false;
   int64_t last_ix_ = 0;

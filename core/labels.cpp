@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "backend.hpp"
+#include "big_alloc.hpp"
 #include "rules/ids.hpp"
 
 namespace gd {
@@ -29,6 +30,7 @@ bool assign_ranked_ids(const uint8_t* row_kind, int64_t nrows, const uint32_t* r
     if (kind == GD_ROW_POINT || kind == GD_ROW_OTHER) {
       const uint32_t v = rep[p++];
       bad |= v != kNoise && v > next;
+      if ((r & 4095) == 0 && bad) return false;  // roots, not ranks (the CPU's): stop early
       next += v == next;
       cluster_ids[r] = static_cast<int32_t>(v);
     } else if (kind == GD_ROW_NULL || (kind == GD_ROW_EMPTY && minpoints > 1)) {
@@ -53,7 +55,7 @@ void assign_ids(const uint8_t* row_kind, int64_t nrows, const uint32_t* rep, int
     npoints += row_kind[r] == GD_ROW_POINT || row_kind[r] == GD_ROW_OTHER;
 
   // The id slots of the representatives (rules/ids.hpp).
-  std::vector<uint32_t> id_of_rep(static_cast<size_t>(npoints), kNoise);
+  BigVector<uint32_t> id_of_rep(static_cast<size_t>(npoints), kNoise);
   std::unordered_map<uint32_t, uint32_t> id_of_other_rep;
   FirstRowIds ids;
   int64_t p = 0;

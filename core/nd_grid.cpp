@@ -100,8 +100,8 @@ void cell_ranges(uint32_t n, CellAt cell_at, NdGrid& grid) {
 // Keys c0 * n1 * n2 + c1 * n2 + c2 fit in 64 bits: radix sort them.
 void sort_by_key(const NdPointsView& pts, const CellMap& m, const uint64_t count[3], NdGrid& grid,
                  ThreadTeam& team) {
-  std::vector<uint64_t> keys(pts.n);
-  std::vector<uint32_t> idx(pts.n);
+  BigVector<uint64_t> keys(pts.n);
+  BigVector<uint32_t> idx(pts.n);
   team.for_static(pts.n, [&](int, size_t begin, size_t end) {
     for (size_t i = begin; i < end; ++i) {
       NdCell k = m.cell_of(pts.coords + i * pts.dims);
@@ -136,7 +136,7 @@ void sort_by_cell(const NdPointsView& pts, const CellMap& m, NdGrid& grid, Threa
     NdCell cell;
     uint32_t index;
   };
-  std::vector<Item> items(pts.n);
+  BigVector<Item> items(pts.n);
   team.for_static(pts.n, [&](int, size_t begin, size_t end) {
     for (size_t i = begin; i < end; ++i)
       items[i] = Item{m.cell_of(pts.coords + i * pts.dims), static_cast<uint32_t>(i)};

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "backend.hpp"
+#include "big_alloc.hpp"
 #include "cpu_window.hpp"
 #include "memory_ledger.hpp"
 #include "pair_collect.hpp"
@@ -81,10 +82,11 @@ struct NdGrid {
   int dims = 0;                 // coordinates per point
   int axes = 0;                 // grid axes: min(dims, 3)
   int radius = 1;               // the window: cells at most this far on each axis
-  std::vector<uint32_t> perm;   // sorted position -> point index
-  std::vector<double> coords;   // coordinates in sorted order, dims per point
-  std::vector<NdCell> cells;    // non-empty cells, ascending
-  std::vector<uint32_t> start;  // points of cell c: [start[c], start[c+1])
+  // big_alloc.hpp: resize() leaves the new elements unset
+  BigVector<uint32_t> perm;   // sorted position -> point index
+  BigVector<double> coords;   // coordinates in sorted order, dims per point
+  BigVector<NdCell> cells;    // non-empty cells, ascending
+  BigVector<uint32_t> start;  // points of cell c: [start[c], start[c+1])
 
   uint32_t ncells() const { return static_cast<uint32_t>(cells.size()); }
   const double* point(uint32_t i) const { return coords.data() + static_cast<size_t>(i) * dims; }

@@ -15,7 +15,7 @@ constexpr size_t kBuckets = size_t{1} << kDigitBits;
 constexpr size_t kInsertionMax = 64;
 }  // namespace
 
-void radix_sort(std::vector<uint64_t>& keys, std::vector<uint32_t>& vals, int bits,
+void radix_sort(BigVector<uint64_t>& keys, BigVector<uint32_t>& vals, int bits,
                 ThreadTeam& team) {
   const size_t n = keys.size();
   if (n < 2 || bits <= 0) return;
@@ -34,8 +34,8 @@ void radix_sort(std::vector<uint64_t>& keys, std::vector<uint32_t>& vals, int bi
     return;
   }
   const int T = team.size();
-  std::vector<uint64_t> keys_tmp(n);
-  std::vector<uint32_t> vals_tmp(n);
+  BigVector<uint64_t> keys_tmp(n);
+  BigVector<uint32_t> vals_tmp(n);
   std::vector<size_t> count(static_cast<size_t>(T) * kBuckets);
 
   for (int shift = 0; shift < bits; shift += kDigitBits) {

@@ -19,6 +19,7 @@
 #include <memory>
 #include <utility>
 
+#include "big_alloc.hpp"
 #include "memory_ledger.hpp"
 
 namespace gd {
@@ -93,16 +94,16 @@ namespace detail {
 struct UnionFindStorage {
   explicit UnionFindStorage(uint32_t n)
       : charge(static_cast<int64_t>(n) * 4, "the union-find"),
-        parent(new std::atomic<uint32_t>[n]) {}
+        parent(n) {}
   MemoryCharge charge;  // memory_ledger.hpp
-  std::unique_ptr<std::atomic<uint32_t>[]> parent;
+  BigVector<std::atomic<uint32_t>> parent;  // uninitialised: init() sets each slot
 };
 }  // namespace detail
 
 class AtomicUnionFind : private detail::UnionFindStorage, public UnionFindRef {
  public:
   explicit AtomicUnionFind(uint32_t n)
-      : detail::UnionFindStorage(n), UnionFindRef(parent.get(), n) {}
+      : detail::UnionFindStorage(n), UnionFindRef(parent.data(), n) {}
   AtomicUnionFind(const AtomicUnionFind&) = delete;
   AtomicUnionFind& operator=(const AtomicUnionFind&) = delete;
 };

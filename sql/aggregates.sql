@@ -76,7 +76,9 @@ GROUP BY e, m ORDER BY e DESC, m;
 -- no geometry at all: noise_fraction NULL
 SELECT (unnest(gpu_dbscan_params(geom, '{1}', '{1, 2}'))).* FROM pts WHERE geom IS NULL;
 
--- parallel plans: partial states serialized, combined, finalized
+-- parallel plans: partial states serialized, combined, finalized (the Agg's:
+-- the fast path, GpuDbscanAgg, reads the table instead; below)
+SET gpu_dbscan.fast_path = off;
 CREATE TABLE agg_grid AS
 SELECT i AS id, ST_MakePoint((i % 100) * 0.5 + (i / 5000) * 100, ((i / 100) % 50) * 0.5) AS geom
 FROM generate_series(0, 19999) i;
@@ -104,7 +106,18 @@ SELECT cardinality(a), (SELECT count(DISTINCT c) FROM unnest(a) c) AS clusters,
        (SELECT count(*) FROM unnest(a) c WHERE c IS NULL) AS noise
 FROM (SELECT gpu_dbscan_agg(geom, 0.5, 5) AS a FROM agg_grid) s;
 SELECT (unnest(gpu_dbscan_params(geom, '{0.5, 0.7}', '{5, 6}'))).* FROM agg_grid;
+-- the fast path: one custom scan reads the table (two workers), the same
+-- answers; a GROUP BY expression plans as before
+RESET gpu_dbscan.fast_path;
 RESET max_parallel_workers_per_gather;
+EXPLAIN (COSTS OFF) SELECT gpu_dbscan_agg(geom, 0.5, 5 ORDER BY id) FROM agg_grid;
+EXPLAIN (COSTS OFF) SELECT id / 5000 AS g, gpu_dbscan_collect(geom, 0.5, 5) FROM agg_grid GROUP BY g;
+SELECT cardinality(a), (SELECT count(DISTINCT c) FROM unnest(a) c) AS clusters,
+       (SELECT count(*) FROM unnest(a) c WHERE c IS NULL) AS noise
+FROM (SELECT gpu_dbscan_agg(geom, 0.5, 5) AS a FROM agg_grid) s;
+SELECT cardinality(a), (SELECT sum(ST_NumGeometries(g)) FROM unnest(a) g) AS clustered
+FROM (SELECT gpu_dbscan_collect(geom, 0.5, 5) AS a FROM agg_grid) s;
+SELECT (unnest(gpu_dbscan_params(geom, '{0.5, 0.7}', '{5, 6}'))).* FROM agg_grid;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;

@@ -32,6 +32,7 @@
 #include "utils/memutils.h"
 #include "utils/typcache.h"
 
+#include "aggregates.h"
 #include "cluster.h"
 #include "gserialized_points.h"
 #include "memory_budget.h"
@@ -301,9 +302,10 @@ gpu_dbscan_agg_deserialfn(PG_FUNCTION_ARGS)
 
 /* ---- final functions ---- */
 
-/* ids[nminpoints * nrows] of st's rows at eps, in a memory context of its own. */
+/* ids[nminpoints * nrows] of rows at eps, in a memory context of its own. */
 static void
-cluster_state(DbscanState *st, double eps, const int64 *minpoints, int nminpoints, int32 *ids)
+cluster_in_context(const Rows *rows, double eps, const int64 *minpoints, int nminpoints,
+				   int32 *ids)
 {
 	MemoryContext work = AllocSetContextCreate(CurrentMemoryContext, "gpu_dbscan aggregate",
 											   ALLOCSET_DEFAULT_SIZES);
@@ -315,7 +317,7 @@ cluster_state(DbscanState *st, double eps, const int64 *minpoints, int nminpoint
 	job.minpoints = minpoints;
 	job.nminpoints = nminpoints;
 	job.ids = ids;
-	cluster_rows(&st->rows, &job);
+	cluster_rows(rows, &job);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(work);
 }
@@ -334,7 +336,7 @@ state_ids(DbscanState *st, const char *fn)
 		gd_progress_begin(fn, st->rows.nrows);
 		gd_progress_rows(st->rows.nrows);
 	}
-	cluster_state(st, st->params.eps[0], minpoints, 1, ids);
+	cluster_in_context(&st->rows, st->params.eps[0], minpoints, 1, ids);
 	gd_progress_end();
 	return ids;
 }
@@ -378,16 +380,21 @@ gpu_dbscan_agg_finalfn(PG_FUNCTION_ARGS)
 											 sizeof(int32), true, TYPALIGN_INT));
 }
 
-/* PostGIS's st_collect(geometry[]) and st_forcecollection(geometry). */
-typedef struct CollectFns
+/* PostGIS's st_collect(geometry[]) and st_forcecollection(geometry) (see aggregates.h). */
+void
+collect_fns_init(CollectFns *fns, Oid geometry_type, MemoryContext cxt)
 {
-	Oid			geometry_type;
-	int16		typlen;
-	bool		typbyval;
-	char		typalign;
-	FmgrInfo	collect;
-	FmgrInfo	force_collection;
-} CollectFns;
+	Oid			array_type = get_array_type(geometry_type);
+
+	if (!OidIsValid(array_type))
+		elog(ERROR, "gpu_dbscan: type %u has no array type", geometry_type);
+	memset(fns, 0, sizeof(*fns));
+	fns->geometry_type = geometry_type;
+	get_typlenbyvalalign(geometry_type, &fns->typlen, &fns->typbyval, &fns->typalign);
+	postgis_lookup_function(geometry_type, "st_collect", 1, &array_type, &fns->collect, cxt);
+	postgis_lookup_function(geometry_type, "st_forcecollection", 1, &geometry_type,
+							&fns->force_collection, cxt);
+}
 
 static CollectFns *
 collect_fns(FunctionCallInfo fcinfo, Oid geometry_type)
@@ -397,16 +404,9 @@ collect_fns(FunctionCallInfo fcinfo, Oid geometry_type)
 	if (fns == NULL || fns->geometry_type != geometry_type)
 	{
 		MemoryContext cxt = fcinfo->flinfo->fn_mcxt;
-		Oid			array_type = get_array_type(geometry_type);
 
-		if (!OidIsValid(array_type))
-			elog(ERROR, "gpu_dbscan: type %u has no array type", geometry_type);
 		fns = MemoryContextAllocZero(cxt, sizeof(CollectFns));
-		fns->geometry_type = geometry_type;
-		get_typlenbyvalalign(geometry_type, &fns->typlen, &fns->typbyval, &fns->typalign);
-		postgis_lookup_function(geometry_type, "st_collect", 1, &array_type, &fns->collect, cxt);
-		postgis_lookup_function(geometry_type, "st_forcecollection", 1, &geometry_type,
-								&fns->force_collection, cxt);
+		collect_fns_init(fns, geometry_type, cxt);
 		fcinfo->flinfo->fn_extra = fns;
 	}
 	return fns;
@@ -434,21 +434,11 @@ check_same_dims(const Datum *members, int64 i, const int64 *rows, int32 c)
 						 "make them agree (ST_Force2D, ST_Force3DZ, ...) before clustering.")));
 }
 
-PG_FUNCTION_INFO_V1(gpu_dbscan_collect_finalfn);
-
-/*
- * gpu_dbscan_collect: geometry[] with one GEOMETRYCOLLECTION per cluster, in
- * id order, each holding its rows' geometries in input order (PostGIS's
- * st_collect, then st_forcecollection so that points come back as a
- * collection, as ST_ClusterWithin gives them); noise is left out.
- */
+/* gpu_dbscan_collect's result from the ids of n rows (see aggregates.h). */
 Datum
-gpu_dbscan_collect_finalfn(PG_FUNCTION_ARGS)
+collect_clusters(CollectFns *fns, const int32 *ids, int64 n,
+				 Datum (*value_of) (void *arg, int64 row), void *arg)
 {
-	DbscanState *st;
-	CollectFns *fns;
-	int32	   *ids;
-	int64		n;
 	int32		k = 0;
 	int64	   *start;
 	int64	   *order;
@@ -456,19 +446,11 @@ gpu_dbscan_collect_finalfn(PG_FUNCTION_ARGS)
 	int64		i;
 	int32		c;
 
-	aggregate_context(fcinfo);
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	st = (DbscanState *) PG_GETARG_POINTER(0);
-	fns = collect_fns(fcinfo, st->fns.type);
-	ids = state_ids(st, "gpu_dbscan_collect");
-	n = st->rows.nrows;
-
 	/* rows by cluster (a counting sort keeps input order within a cluster) */
 	for (i = 0; i < n; i++)
 		k = Max(k, ids[i] + 1);
 	if (k == 0)
-		PG_RETURN_ARRAYTYPE_P(construct_empty_array(st->fns.type));
+		return PointerGetDatum(construct_empty_array(fns->geometry_type));
 	start = palloc0((k + 1) * sizeof(int64));
 	for (i = 0; i < n; i++)
 		if (ids[i] >= 0)
@@ -496,38 +478,65 @@ gpu_dbscan_collect_finalfn(PG_FUNCTION_ARGS)
 		CHECK_FOR_INTERRUPTS();
 		for (i = 0; i < size; i++)
 		{
-			members[i] = st->rows.value[order[start[c] + i]];
+			members[i] = value_of(arg, order[start[c] + i]);
 			check_same_dims(members, i, order + start[c], c);
 		}
-		arr = construct_array(members, (int) size, st->fns.type, fns->typlen,
+		arr = construct_array(members, (int) size, fns->geometry_type, fns->typlen,
 							  fns->typbyval, fns->typalign);
 		clusters[c] = FunctionCall1(&fns->force_collection,
 									FunctionCall1(&fns->collect, PointerGetDatum(arr)));
 		pfree(members);
 		pfree(arr);
 	}
-	PG_RETURN_ARRAYTYPE_P(construct_array(clusters, k, st->fns.type, fns->typlen,
-										  fns->typbyval, fns->typalign));
+	return PointerGetDatum(construct_array(clusters, k, fns->geometry_type, fns->typlen,
+										   fns->typbyval, fns->typalign));
 }
 
-PG_FUNCTION_INFO_V1(gpu_dbscan_params_finalfn);
+/* A row's kept value (collect_clusters's value_of over a state). */
+static Datum
+state_value(void *arg, int64 row)
+{
+	return ((DbscanState *) arg)->rows.value[row];
+}
+
+PG_FUNCTION_INFO_V1(gpu_dbscan_collect_finalfn);
 
 /*
- * gpu_dbscan_params: for each eps (in the order given), one sweep over every
- * minpoints value (in the order given), and for each pair a row (eps,
- * minpoints, clusters, noise_fraction, largest_cluster): the number of
- * clusters, the share of rows with a geometry that are noise (NULL when no
- * row has one), and the rows of the largest cluster.
+ * gpu_dbscan_collect: geometry[] with one GEOMETRYCOLLECTION per cluster, in
+ * id order, each holding its rows' geometries in input order (PostGIS's
+ * st_collect, then st_forcecollection so that points come back as a
+ * collection, as ST_ClusterWithin gives them); noise is left out.
  */
 Datum
-gpu_dbscan_params_finalfn(PG_FUNCTION_ARGS)
+gpu_dbscan_collect_finalfn(PG_FUNCTION_ARGS)
 {
 	DbscanState *st;
-	const char *fn;
-	int64	   *minpoints;
-	Oid			row_type;
+	CollectFns *fns;
+	int32	   *ids;
+
+	aggregate_context(fcinfo);
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	st = (DbscanState *) PG_GETARG_POINTER(0);
+	fns = collect_fns(fcinfo, st->fns.type);
+	ids = state_ids(st, "gpu_dbscan_collect");
+	PG_RETURN_DATUM(collect_clusters(fns, ids, st->rows.nrows, state_value, st));
+}
+
+/*
+ * gpu_dbscan_params's result over rows (see aggregates.h): for each eps (in
+ * the order given), one sweep over every minpoints value (in the order
+ * given), and for each pair a row (eps, minpoints, clusters,
+ * noise_fraction, largest_cluster): the number of clusters, the share of
+ * rows with a geometry that are noise (NULL when no row has one), and the
+ * rows of the largest cluster.
+ */
+Datum
+params_summary(const Rows *rows, const Params *params, const char *fn, Oid row_type)
+{
+	int64	   *minpoints = params_check(params, fn);
 	TupleDesc	tupdesc;
-	int64		n;
+	int64		n = rows->nrows;
 	int64		with_geometry = 0;
 	MemoryContext ids_cxt;
 	int32	   *ids;
@@ -538,17 +547,9 @@ gpu_dbscan_params_finalfn(PG_FUNCTION_ARGS)
 	int			m;
 	int64		i;
 
-	aggregate_context(fcinfo);
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	st = (DbscanState *) PG_GETARG_POINTER(0);
-	fn = agg_name(st, "gpu_dbscan_params");
-	minpoints = params_check(&st->params, fn);
-	n = st->rows.nrows;
 	for (i = 0; i < n; i++)
-		with_geometry += st->rows.kind[i] != GD_ROW_NULL;
+		with_geometry += rows->kind[i] != GD_ROW_NULL;
 
-	row_type = get_element_type(get_fn_expr_rettype(fcinfo->flinfo));
 	if (!OidIsValid(row_type))
 		elog(ERROR, "gpu_dbscan_params: return type must be an array of a row type");
 	tupdesc = lookup_rowtype_tupdesc_copy(row_type, -1);
@@ -558,22 +559,22 @@ gpu_dbscan_params_finalfn(PG_FUNCTION_ARGS)
 	/* rows x values ids, charged to the memory ledger until ids_cxt goes */
 	ids_cxt = AllocSetContextCreate(CurrentMemoryContext, "gpu_dbscan_params ids",
 									ALLOCSET_SMALL_SIZES);
-	ids = gd_alloc_charged(ids_cxt, Max(n, 1) * st->params.nminpoints * sizeof(int32),
+	ids = gd_alloc_charged(ids_cxt, Max(n, 1) * params->nminpoints * sizeof(int32),
 						   "gpu_dbscan_params's ids");
 	sizes = MemoryContextAllocHuge(CurrentMemoryContext, Max(n, 1) * sizeof(int64));
 	/* one row per pair: their number in 64 bits (two int counts can pass INT_MAX) */
-	if ((int64) st->params.neps * st->params.nminpoints > (int64) (MaxAllocSize / sizeof(Datum)))
+	if ((int64) params->neps * params->nminpoints > (int64) (MaxAllocSize / sizeof(Datum)))
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("gpu_dbscan_params: too many (eps, minpoints) pairs"),
 				 errdetail("%d eps values times %d minpoints values is more than %lld rows.",
-						   st->params.neps, st->params.nminpoints,
+						   params->neps, params->nminpoints,
 						   (long long) (MaxAllocSize / sizeof(Datum)))));
-	out = palloc((Size) st->params.neps * st->params.nminpoints * sizeof(Datum));
-	for (e = 0; e < st->params.neps; e++)
+	out = palloc((Size) params->neps * params->nminpoints * sizeof(Datum));
+	for (e = 0; e < params->neps; e++)
 	{
-		cluster_state(st, st->params.eps[e], minpoints, st->params.nminpoints, ids);
-		for (m = 0; m < st->params.nminpoints; m++)
+		cluster_in_context(rows, params->eps[e], minpoints, params->nminpoints, ids);
+		for (m = 0; m < params->nminpoints; m++)
 		{
 			const int32 *v = ids + m * n;
 			int32		k = 0;
@@ -592,10 +593,10 @@ gpu_dbscan_params_finalfn(PG_FUNCTION_ARGS)
 					k = Max(k, v[i] + 1);
 					largest = Max(largest, size);
 				}
-				else if (st->rows.kind[i] != GD_ROW_NULL)
+				else if (rows->kind[i] != GD_ROW_NULL)
 					noise++;
 			}
-			values[0] = Float8GetDatum(st->params.eps[e]);
+			values[0] = Float8GetDatum(params->eps[e]);
 			values[1] = Int32GetDatum((int32) minpoints[m]);
 			values[2] = Int32GetDatum(k);
 			if (with_geometry > 0)
@@ -607,5 +608,21 @@ gpu_dbscan_params_finalfn(PG_FUNCTION_ARGS)
 		}
 	}
 	MemoryContextDelete(ids_cxt);
-	PG_RETURN_ARRAYTYPE_P(construct_array(out, nout, row_type, -1, false, TYPALIGN_DOUBLE));
+	return PointerGetDatum(construct_array(out, nout, row_type, -1, false, TYPALIGN_DOUBLE));
+}
+
+PG_FUNCTION_INFO_V1(gpu_dbscan_params_finalfn);
+
+/* gpu_dbscan_params: params_summary over the state's rows. */
+Datum
+gpu_dbscan_params_finalfn(PG_FUNCTION_ARGS)
+{
+	DbscanState *st;
+
+	aggregate_context(fcinfo);
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	st = (DbscanState *) PG_GETARG_POINTER(0);
+	PG_RETURN_DATUM(params_summary(&st->rows, &st->params, agg_name(st, "gpu_dbscan_params"),
+								   get_element_type(get_fn_expr_rettype(fcinfo->flinfo))));
 }

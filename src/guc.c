@@ -331,9 +331,9 @@ gd_define_gucs(void)
 							NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("gpu_dbscan.fast_path",
-							 "Plans gpu_dbscan() OVER (...) over one table as a parallel read "
-							 "and clustering (custom scan GpuDbscanWindow) where it gives the "
-							 "window function's answers.",
+							 "Plans gpu_dbscan() OVER (...) and gpu_dbscan_agg() over one table "
+							 "as a parallel read and clustering (custom scans GpuDbscanWindow, "
+							 "GpuDbscanAgg) where it gives the same answers.",
 							 NULL,
 							 &gd_fast_path,
 							 true,

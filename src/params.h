@@ -39,6 +39,13 @@ extern void params_read_window(WindowObject win, bool minpoints_array, const cha
 extern void params_read_args(FunctionCallInfo fcinfo, bool arrays, const char *fn,
 							 Params *params, MemoryContext cxt);
 
+/*
+ * eps (float8) and minpoints (int) from their values, float8[] and int[]
+ * when arrays (the aggregates' fast path, agg_scan.c, from its constants).
+ */
+extern void params_read_values(Datum eps, bool eps_null, Datum minpoints, bool minpoints_null,
+							   bool arrays, const char *fn, Params *params, MemoryContext cxt);
+
 /* A copy of src in cxt. */
 extern void params_copy(Params *dst, const Params *src, MemoryContext cxt);
 

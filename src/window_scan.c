@@ -73,6 +73,7 @@
 #include "prefault.h"
 #include "progress.h"
 #include "rows.h"
+#include "scan_plan.h"
 #include "sort_keys.h"
 #include "window_scan.h"
 
@@ -102,38 +103,13 @@ static bool
 is_our_window_function(Oid fnoid)
 {
 	static Oid	cached_yes = InvalidOid;
-	HeapTuple	tup;
-	bool		ours = false;
 
 	if (fnoid == cached_yes)
 		return true;
-	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(fnoid));
-	if (!HeapTupleIsValid(tup))
+	if (!is_module_function(fnoid, "gpu_dbscan_window"))
 		return false;
-	if (((Form_pg_proc) GETSTRUCT(tup))->prolang == ClanguageId)
-	{
-		bool		isnull;
-		Datum		src = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_prosrc, &isnull);
-		Datum		bin;
-
-		if (!isnull && strcmp(TextDatumGetCString(src), "gpu_dbscan_window") == 0)
-		{
-			bin = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_probin, &isnull);
-			if (!isnull)
-			{
-				char	   *path = TextDatumGetCString(bin);
-				const char *base = strrchr(path, '/');
-
-				base = base ? base + 1 : path;
-				ours = strncmp(base, "gpu_dbscan", 10) == 0 &&
-					(base[10] == '\0' || base[10] == '.');
-			}
-		}
-	}
-	ReleaseSysCache(tup);
-	if (ours)
-		cached_yes = fnoid;
-	return ours;
+	cached_yes = fnoid;
+	return true;
 }
 
 /* What the walk over the window's target collects. */
@@ -148,29 +124,6 @@ typedef struct TargetScan
 	Oid			geom_type;
 	List	   *columns;		/* attnos of the Vars outside window functions */
 } TargetScan;
-
-/* A plain column of the relation: a Var of this level, a user column. */
-static bool
-is_plain_column(Node *node, Index relid)
-{
-	Var		   *v = (Var *) node;
-
-	return node && IsA(node, Var) && v->varno == (int) relid && v->varlevelsup == 0 &&
-		v->varattno > 0;
-}
-
-/* Whether a column's values can be carried by value (at most 8 bytes). */
-static bool
-carried_type(Oid type)
-{
-	int16		len;
-	bool		byval;
-
-	get_typlenbyval(type, &len, &byval);
-	return byval && len > 0 && len <= (int) sizeof(Datum);
-}
-
-static bool unsupported_qual_walker(Node *node, void *context);
 
 /*
  * Whether expr can be the geometry of the fast path as an expression: over
@@ -267,80 +220,6 @@ scan_target_walker(Node *node, TargetScan *ts)
 		return false;
 	}
 	return expression_tree_walker(node, scan_target_walker, (void *) ts);
-}
-
-/* Whether an expression holds a Param, a sub-plan or a whole-row or outer Var. */
-static bool
-unsupported_qual_walker(Node *node, void *context)
-{
-	if (node == NULL)
-		return false;
-	if (IsA(node, Param) || IsA(node, SubPlan) || IsA(node, SubLink) ||
-		IsA(node, PlaceHolderVar))
-		return true;
-	if (IsA(node, Var))
-	{
-		Var		   *v = (Var *) node;
-
-		return v->varlevelsup != 0 || v->varattno == 0;
-	}
-	return expression_tree_walker(node, unsupported_qual_walker, context);
-}
-
-/* The index of attno among the carried columns, added when missing. */
-static int
-column_index(List **columns, AttrNumber attno)
-{
-	int			i = 0;
-	ListCell   *lc;
-
-	foreach(lc, *columns)
-	{
-		if (lfirst_int(lc) == attno)
-			return i;
-		i++;
-	}
-	*columns = lappend_int(*columns, attno);
-	return i;
-}
-
-/* Adds the keys of a PARTITION BY or ORDER BY clause; false when one is unsupported. */
-static bool
-add_keys(PlannerInfo *root, List *clause, Index relid, List **columns, List **keys)
-{
-	ListCell   *lc;
-
-	foreach(lc, clause)
-	{
-		SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
-		Node	   *expr = get_sortgroupclause_expr(sgc, root->processed_tlist);
-		bool		descending;
-		Var		   *v;
-
-		if (!is_plain_column(expr, relid))
-			return false;
-		v = (Var *) expr;
-		if (!OidIsValid(sgc->sortop) || !sort_key_supported(v->vartype, sgc->sortop, &descending))
-			return false;
-		*keys = lappend(*keys, list_make4(makeInteger(column_index(columns, v->varattno)),
-										  makeInteger((int) v->vartype),
-										  makeInteger(descending),
-										  makeInteger(sgc->nulls_first)));
-	}
-	return true;
-}
-
-/* Workers for the read: gpu_dbscan.scan_workers, or the planner's count for a parallel scan. */
-static int
-scan_workers(RelOptInfo *rel, RangeTblEntry *rte, List *quals, PlannerInfo *root)
-{
-	/* workers cannot read the leader's temporary tables (its local buffers) */
-	if (get_rel_persistence(rte->relid) == RELPERSISTENCE_TEMP ||
-		!is_parallel_safe(root, (Node *) quals))
-		return 0;
-	if (gd_scan_workers >= 0)
-		return gd_scan_workers;
-	return compute_parallel_worker(rel, rel->pages, -1, max_parallel_workers_per_gather);
 }
 
 static CustomPathMethods path_methods;

@@ -235,6 +235,9 @@ SELECT is((SELECT count(*)::int
 
 -- parallel aggregation (partial states serialized and combined): the same
 -- number of clusters and noise rows as the window function, and the same plan
+-- (the Agg's: the fast path, GpuDbscanAgg, would read the table instead;
+-- 93_agg_fast_path tests it)
+SET LOCAL gpu_dbscan.fast_path = off;
 CREATE TABLE gd_test.par AS SELECT id, geom FROM gd_test.pts WHERE ds = 7;
 ALTER TABLE gd_test.par SET (parallel_workers = 2);
 ANALYZE gd_test.par;
@@ -257,6 +260,7 @@ SELECT is((SELECT count(*)::int FROM unnest((SELECT gpu_dbscan_collect(geom, 1, 
 SELECT is(gd_test.params_diff('gd_test.par', '{0.5, 1, 2}', '{3, 10}'), NULL,
 		  'parallel gpu_dbscan_params = gpu_dbscan_agg per pair');
 RESET max_parallel_workers_per_gather;
+RESET gpu_dbscan.fast_path;
 
 -- the cities
 \if :have_cities

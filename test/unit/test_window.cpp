@@ -58,3 +58,73 @@ TEST(Window, CellsOfTheWindow) {
 }
 
 }  // namespace
+
+namespace {
+
+// The cells of a grid built from points, with and without cells_below.
+enum class Index { kKeys, kColumns, kNone };
+
+void expect_read_windows_match_search(std::vector<double> xs, std::vector<double> ys, double eps,
+                                      Index want) {
+  gd_params params;
+  gd_params_init(&params);
+  gd::CancelToken cancel(params);
+  gd::ThreadTeam team(2, cancel);
+  gd::PointsView pts{xs.data(), ys.data(), static_cast<uint32_t>(xs.size())};
+  gd::Grid read = gd::build_grid(pts, eps, team);
+  ASSERT_EQ(!read.cells_below.empty(), want == Index::kKeys);
+  ASSERT_EQ(!read.column_first.empty(), want == Index::kColumns);
+  gd::Grid searched = gd::build_grid(pts, eps, team);
+  searched.cells_below.clear();
+  searched.column_first.clear();
+  gd::WindowCursor by_read(read), by_search(searched);
+  for (uint32_t c = 0; c < read.ncells(); ++c) {
+    gd::CellRange got[gd::WindowCursor::kRows], want[gd::WindowCursor::kRows];
+    by_read.cells_at(c, got);
+    by_search.cells_at(c, want);
+    for (int a = 0; a < gd::WindowCursor::kRows; ++a) {
+      // Empty ranges may sit anywhere.
+      if (want[a].begin == want[a].end) {
+        ASSERT_EQ(got[a].begin, got[a].end) << "cell " << c << " column " << a;
+        continue;
+      }
+      ASSERT_EQ(got[a].begin, want[a].begin) << "cell " << c << " column " << a;
+      ASSERT_EQ(got[a].end, want[a].end) << "cell " << c << " column " << a;
+    }
+  }
+}
+
+TEST(Window, ReadWindowsMatchTheSearch) {
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> u(0, 100);
+  std::vector<double> xs, ys;
+  for (int i = 0; i < 20000; ++i) {
+    xs.push_back(u(rng));
+    ys.push_back(u(rng));
+  }
+  expect_read_windows_match_search(xs, ys, 1.0, Index::kKeys);  // ~1.3 points a cell
+  // 2e8 keys, 14,142 columns for 2e4 cells: columns
+  expect_read_windows_match_search(xs, ys, 0.01, Index::kColumns);
+  // 1.4e6 columns for 2e4 cells: searched
+  expect_read_windows_match_search(xs, ys, 0.0001, Index::kNone);
+  // Two far blobs: most keys empty.
+  std::vector<double> bx, by;
+  for (int i = 0; i < 5000; ++i) {
+    bx.push_back(u(rng) / 100 + (i % 2) * 1000);
+    by.push_back(u(rng) / 100);
+  }
+  expect_read_windows_match_search(bx, by, 0.1, Index::kNone);
+  // One row and one column of cells, and a single cell.
+  expect_read_windows_match_search({0, 1, 2, 3, 4, 5}, {0, 0, 0, 0, 0, 0}, 1.0, Index::kKeys);
+  expect_read_windows_match_search({0, 0, 0, 0}, {0, 1, 2, 3}, 1.0, Index::kKeys);
+  expect_read_windows_match_search({5, 5, 5}, {5, 5, 5}, 1.0, Index::kKeys);
+  // One tall column of sparse cells: columns, searched within the column.
+  std::vector<double> cx, cy;
+  for (int i = 0; i < 3000; ++i) {
+    cx.push_back(u(rng) / 1000);
+    cy.push_back(static_cast<double>(i) * (i % 3 == 0 ? 7 : 1));
+  }
+  expect_read_windows_match_search(cx, cy, 0.5, Index::kColumns);
+}
+
+}  // namespace

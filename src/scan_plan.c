@@ -1,0 +1,159 @@
+/*
+ * scan_plan.c — what the fast paths' planner hooks share (see scan_plan.h).
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_language.h"
+#include "catalog/pg_proc.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/paths.h"
+#include "optimizer/tlist.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+
+#include "guc.h"
+#include "scan_plan.h"
+#include "sort_keys.h"
+
+/* Whether fnoid is a C function of this module named prosrc (see scan_plan.h). */
+bool
+is_module_function(Oid fnoid, const char *prosrc)
+{
+	HeapTuple	tup;
+	bool		ours = false;
+
+	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(fnoid));
+	if (!HeapTupleIsValid(tup))
+		return false;
+	if (((Form_pg_proc) GETSTRUCT(tup))->prolang == ClanguageId)
+	{
+		bool		isnull;
+		Datum		src = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_prosrc, &isnull);
+		Datum		bin;
+
+		if (!isnull && strcmp(TextDatumGetCString(src), prosrc) == 0)
+		{
+			bin = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_probin, &isnull);
+			if (!isnull)
+			{
+				char	   *path = TextDatumGetCString(bin);
+				const char *base = strrchr(path, '/');
+
+				base = base ? base + 1 : path;
+				ours = strncmp(base, "gpu_dbscan", 10) == 0 &&
+					(base[10] == '\0' || base[10] == '.');
+			}
+		}
+	}
+	ReleaseSysCache(tup);
+	return ours;
+}
+
+/* A plain column of the relation (see scan_plan.h). */
+bool
+is_plain_column(Node *node, Index relid)
+{
+	Var		   *v = (Var *) node;
+
+	return node && IsA(node, Var) && v->varno == (int) relid && v->varlevelsup == 0 &&
+		v->varattno > 0;
+}
+
+/* Whether a column's values can be carried by value (see scan_plan.h). */
+bool
+carried_type(Oid type)
+{
+	int16		len;
+	bool		byval;
+
+	get_typlenbyval(type, &len, &byval);
+	return byval && len > 0 && len <= (int) sizeof(Datum);
+}
+
+/* Whether an expression holds a Param, a sub-plan or a whole-row or outer Var. */
+bool
+unsupported_qual_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Param) || IsA(node, SubPlan) || IsA(node, SubLink) ||
+		IsA(node, PlaceHolderVar))
+		return true;
+	if (IsA(node, Var))
+	{
+		Var		   *v = (Var *) node;
+
+		return v->varlevelsup != 0 || v->varattno == 0;
+	}
+	return expression_tree_walker(node, unsupported_qual_walker, context);
+}
+
+/* The index of attno among the carried columns (see scan_plan.h). */
+int
+column_index(List **columns, AttrNumber attno)
+{
+	int			i = 0;
+	ListCell   *lc;
+
+	foreach(lc, *columns)
+	{
+		if (lfirst_int(lc) == attno)
+			return i;
+		i++;
+	}
+	*columns = lappend_int(*columns, attno);
+	return i;
+}
+
+/* Adds the keys of a sort or group clause (see scan_plan.h). */
+bool
+add_keys(PlannerInfo *root, List *clause, Index relid, List **columns, List **keys)
+{
+	return add_keys_of(root->processed_tlist, clause, relid, columns, keys);
+}
+
+/* Adds the keys of a sort or group clause over tlist (see scan_plan.h). */
+bool
+add_keys_of(List *tlist, List *clause, Index relid, List **columns, List **keys)
+{
+	ListCell   *lc;
+
+	foreach(lc, clause)
+	{
+		SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
+		Node	   *expr = get_sortgroupclause_expr(sgc, tlist);
+		bool		descending;
+		Var		   *v;
+
+		if (!is_plain_column(expr, relid))
+			return false;
+		v = (Var *) expr;
+		if (!OidIsValid(sgc->sortop) || !sort_key_supported(v->vartype, sgc->sortop, &descending))
+			return false;
+		*keys = lappend(*keys, list_make4(makeInteger(column_index(columns, v->varattno)),
+										  makeInteger((int) v->vartype),
+										  makeInteger(descending),
+										  makeInteger(sgc->nulls_first)));
+	}
+	return true;
+}
+
+/* Workers for the read (see scan_plan.h). */
+int
+scan_workers(RelOptInfo *rel, RangeTblEntry *rte, List *quals, PlannerInfo *root)
+{
+	/* workers cannot read the leader's temporary tables (its local buffers) */
+	if (get_rel_persistence(rte->relid) == RELPERSISTENCE_TEMP ||
+		!is_parallel_safe(root, (Node *) quals))
+		return 0;
+	if (gd_scan_workers >= 0)
+		return gd_scan_workers;
+	return compute_parallel_worker(rel, rel->pages, -1, max_parallel_workers_per_gather);
+}

@@ -1,0 +1,136 @@
+/*
+ * scan_rows.c — the rows of a parallel read as a Rows container, and their
+ * checks (see scan_rows.h).
+ */
+#include "postgres.h"
+
+#include "access/tableam.h"
+#include "miscadmin.h"
+#include "utils/memutils.h"
+
+#include "gserialized_points.h"
+#include "scan_rows.h"
+
+/* The geometry of the row at tid (see scan_rows.h). */
+Datum
+scan_fetch_geometry(ScanFetch *f, const ItemPointerData *tid)
+{
+	ItemPointerData t = *tid;
+	bool		isnull;
+	Datum		value;
+
+	if (!table_tuple_fetch_row_version(f->rel, &t, f->snapshot, f->tslot))
+		elog(ERROR, "gpu_dbscan: could not fetch a row of the fast path again");
+	value = slot_getattr(f->tslot, f->geom_attno, &isnull);
+	if (isnull)
+		elog(ERROR, "gpu_dbscan: a row of the fast path changed between reads");
+	return PointerGetDatum(PG_DETOAST_DATUM_COPY(value));
+}
+
+/* rows_add's checks of one row (see scan_rows.h). */
+void
+scan_check_row(ScanFetch *f, const ScanResult *res, RowsFns *fns, SridCheck *srids, int64 slot,
+			   int64 row)
+{
+	uint8		kind = res->kind[slot];
+	GeomInfo	g;
+
+	if ((kind & SCAN_ROW_KIND_MASK) == GEOM_NULL)
+		return;
+	memset(&g, 0, sizeof(g));
+	if (kind & SCAN_ROW_BAD)
+	{
+		gserialized_decode(scan_fetch_geometry(f, &res->tid[slot]), &fns->geometry, &g);
+		rows_check_geometry(srids, row, &g);
+		elog(ERROR, "gpu_dbscan: a row of the fast path changed between reads");
+	}
+	g.finite = true;
+	g.srid = scan_row_srid(res, slot);
+	rows_check_geometry(srids, row, &g);
+}
+
+/* Rows over the read's rows at slots[b .. e) (see scan_rows.h). */
+void
+scan_rows_build(Rows *rows, RowsFns *fns, const ScanResult *res, const uint32 *slots,
+				int64 b, int64 e, ScanFetch *f)
+{
+	int64		n = e - b;
+	int64		p;
+	double	   *x;
+	double	   *y;
+	bool		in_place = false;
+
+	memset(rows, 0, sizeof(*rows));
+	rows->input = ROWS_GEOMETRY;
+	rows->fns = fns;
+	rows->cxt = CurrentMemoryContext;
+	rows->nrows = rows->cap = n;
+	rows->dims = 2;
+	/* the reader's flags must not reach the core: in place only without them */
+	if (slots == NULL)
+	{
+		for (p = 0; p < n; p++)
+			if (res->kind[b + p] & ~SCAN_ROW_KIND_MASK)
+				break;
+		in_place = p == n;
+	}
+	if (in_place)
+	{
+		rows->kind = res->kind + b;
+		x = res->x + b;
+		y = res->y + b;
+	}
+	else
+	{
+		rows->kind = MemoryContextAllocHuge(rows->cxt, Max(n, 1) * sizeof(uint8));
+		x = MemoryContextAllocHuge(rows->cxt, Max(n, 1) * sizeof(double));
+		y = MemoryContextAllocHuge(rows->cxt, Max(n, 1) * sizeof(double));
+		for (p = 0; p < n; p++)
+		{
+			int64		s = slots ? (int64) slots[b + p] : b + p;
+
+			if ((p & 0xFFFF) == 0)
+				CHECK_FOR_INTERRUPTS();
+			rows->kind[p] = res->kind[s] & SCAN_ROW_KIND_MASK;
+			x[p] = res->x[s];
+			y[p] = res->y[s];
+		}
+	}
+	rows->coord[0] = x;
+	rows->coord[1] = y;
+	for (p = 0; p < n; p++)
+	{
+		if (rows->kind[p] == GEOM_POINT)
+			rows->npoints++;
+		else if (rows->kind[p] == GEOM_OTHER)
+			rows->nother++;
+	}
+	if (rows->nother > 0)
+	{
+		int64		k = 0;
+
+		rows->other_cap = rows->nother;
+		rows->other_row = MemoryContextAllocHuge(rows->cxt, rows->nother * sizeof(int64));
+		rows->other_box = MemoryContextAllocHuge(rows->cxt, rows->nother * sizeof(gd_box));
+		rows->other_geom = MemoryContextAllocHuge(rows->cxt, rows->nother * sizeof(Datum));
+		for (p = 0; p < n; p++)
+		{
+			GeomInfo	g;
+			Datum		value;
+
+			if (rows->kind[p] != GEOM_OTHER)
+				continue;
+			CHECK_FOR_INTERRUPTS();
+			value = scan_fetch_geometry(f, &res->tid[slots ? slots[b + p] : b + p]);
+			memset(&g, 0, sizeof(g));
+			gserialized_decode(value, &fns->geometry, &g);
+			rows->other_row[k] = p;
+			rows->other_box[k].xmin = g.xmin;
+			rows->other_box[k].ymin = g.ymin;
+			rows->other_box[k].xmax = g.xmax;
+			rows->other_box[k].ymax = g.ymax;
+			rows->other_geom[k] = value;
+			k++;
+		}
+	}
+}

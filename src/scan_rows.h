@@ -1,0 +1,54 @@
+/*
+ * scan_rows.h — the rows of a parallel read (parallel_read.h) as a Rows
+ * container for the core, and the row checks of rows_add on them: what the
+ * fast paths' nodes do with what they read (agg_scan.c).
+ *
+ * The reader keeps a point's coordinates, a row's kind, its SRID where it
+ * differs from the read's common one (scan_row_srid) and the TID of a row
+ * fetched again (every row's with ScanRequest.need_tids): a non-point
+ * geometry (its box and value) and a value marked bad (to name its fault)
+ * are fetched again from the table by TID.
+ */
+#ifndef GPU_DBSCAN_SCAN_ROWS_H
+#define GPU_DBSCAN_SCAN_ROWS_H
+
+#include "postgres.h"
+
+#include "executor/tuptable.h"
+#include "nodes/execnodes.h"
+#include "utils/relcache.h"
+#include "utils/snapshot.h"
+
+#include "parallel_read.h"
+#include "rows.h"
+
+/* Fetching a row's geometry again by its TID. */
+typedef struct ScanFetch
+{
+	Relation	rel;
+	TupleTableSlot *tslot;		/* a slot of rel */
+	Snapshot	snapshot;		/* the read's */
+	AttrNumber	geom_attno;		/* the geometry column */
+} ScanFetch;
+
+/* The geometry of the row at tid, detoasted, in the current memory context. */
+extern Datum scan_fetch_geometry(ScanFetch *f, const ItemPointerData *tid);
+
+/*
+ * rows_add's checks of the read's row at slot, row number row (0-based)
+ * of its rows: a malformed value, a NaN or infinite coordinate (the value
+ * fetched again to name the fault), an SRID that differs from the first
+ * row's (srids).
+ */
+extern void scan_check_row(ScanFetch *f, const ScanResult *res, RowsFns *fns, SridCheck *srids,
+						   int64 slot, int64 row);
+
+/*
+ * rows (ROWS_GEOMETRY) over the read's rows at slots[b .. e) (slots NULL:
+ * slots b .. e, used in place), non-point rows fetched again; the arrays in
+ * the current memory context.  The rows must have been checked.
+ */
+extern void scan_rows_build(Rows *rows, RowsFns *fns, const ScanResult *res, const uint32 *slots,
+							int64 b, int64 e, ScanFetch *f);
+
+#endif							/* GPU_DBSCAN_SCAN_ROWS_H */
