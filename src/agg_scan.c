@@ -568,6 +568,9 @@ begin_agg_scan(CustomScanState *node, EState *estate, int eflags)
 		a->eps = castNode(Const, lsecond_node(TargetEntry, ag->args)->expr);
 		a->minpoints = castNode(Const, lthird_node(TargetEntry, ag->args)->expr);
 		a->row_type = a->kind == AGG_PARAMS ? get_element_type(ag->aggtype) : InvalidOid;
+		/* gpu_dbscan_collect fetches every row's value again (group_value) */
+		if (a->kind == AGG_COLLECT)
+			st->req.need_tids = true;
 	}
 	st->cxt = AllocSetContextCreate(estate->es_query_cxt, "gpu_dbscan aggregate scan",
 									ALLOCSET_DEFAULT_SIZES);

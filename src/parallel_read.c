@@ -17,12 +17,19 @@
  * When the estimate was short (stale statistics), participants stop storing
  * but go on counting, and the leader scans again with arrays of the counted
  * size: growth costs a second scan, never a copy of what was read.
+ *
+ * Each participant populates the pages of the slots it claims in one call
+ * (prefault.h) before it writes them.  The read's common SRID is the first
+ * one a participant stores (a compare-and-swap); rows with another are
+ * marked and keep theirs.
  */
 #include "postgres.h"
 
 #include "gd_core.h"
 
+#include <sys/mman.h>
 #include <sys/statvfs.h>
+#include <unistd.h>
 
 #include "access/parallel.h"
 #include "access/relscan.h"
@@ -33,6 +40,7 @@
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
+#include "optimizer/planmain.h"
 #include "optimizer/plancat.h"
 #include "port/atomics.h"
 #include "storage/bufmgr.h"
@@ -42,6 +50,7 @@
 
 #include "gserialized_points.h"
 #include "parallel_read.h"
+#include "prefault.h"
 
 PGDLLEXPORT void gd_parallel_read_main(dsm_segment *seg, shm_toc *toc);
 
@@ -68,6 +77,7 @@ typedef struct ScanShared
 	AttrNumber	geom_attno;
 	int			ncolumns;
 	AttrNumber	columns[SCAN_MAX_COLUMNS];
+	bool		need_tids;
 	dsm_handle	data_handle;	/* the arrays' segment */
 	uint64		capacity;		/* slots */
 	uint64		runs_capacity;
@@ -75,7 +85,10 @@ typedef struct ScanShared
 	pg_atomic_uint64 nruns;
 	pg_atomic_uint64 nseen;		/* rows that passed the quals, stored or not */
 	pg_atomic_uint32 overflow;	/* a participant found no room */
+	pg_atomic_uint64 srid;		/* 0, or SRID_SET | the common SRID (uint32) */
 } ScanShared;
+
+#define SRID_SET (UINT64CONST(1) << 32)
 
 /* The arrays in one allocation (a DSM segment or palloc'd memory). */
 typedef struct ScanArrays
@@ -83,7 +96,7 @@ typedef struct ScanArrays
 	uint8	   *kind;
 	double	   *x,
 			   *y;
-	int32	   *srid;
+	int32	   *odd_srid;
 	ItemPointerData *tid;
 	Datum	   *values[SCAN_MAX_COLUMNS];
 	bool	   *isnull[SCAN_MAX_COLUMNS];
@@ -107,7 +120,7 @@ layout_arrays(const ScanShared *sh, char *base, ScanArrays *a)
 	PLACE(a->kind, n * sizeof(uint8));
 	PLACE(a->x, n * sizeof(double));
 	PLACE(a->y, n * sizeof(double));
-	PLACE(a->srid, n * sizeof(int32));
+	PLACE(a->odd_srid, n * sizeof(int32));
 	PLACE(a->tid, n * sizeof(ItemPointerData));
 	for (c = 0; c < sh->ncolumns; c++)
 	{
@@ -119,6 +132,28 @@ layout_arrays(const ScanShared *sh, char *base, ScanArrays *a)
 	return off;
 }
 
+/*
+ * Populates the pages of slots [start, end) of the arrays written for every
+ * row (prefault.h): not odd_srid, nor tid unless every row's is kept.
+ */
+static void
+prefault_slots(const ScanShared *sh, ScanArrays *a, uint64 start, uint64 end)
+{
+	uint64		n = end - start;
+	int			c;
+
+	prefault_write(a->kind + start, n * sizeof(uint8));
+	prefault_write(a->x + start, n * sizeof(double));
+	prefault_write(a->y + start, n * sizeof(double));
+	if (sh->need_tids)
+		prefault_write(a->tid + start, n * sizeof(ItemPointerData));
+	for (c = 0; c < sh->ncolumns; c++)
+	{
+		prefault_write(a->values[c] + start, n * sizeof(Datum));
+		prefault_write(a->isnull[c] + start, n * sizeof(bool));
+	}
+}
+
 /* A participant's place: its claimed slots and its current run. */
 typedef struct Participant
 {
@@ -127,6 +162,8 @@ typedef struct Participant
 	int64		run;			/* index of the current run, -1 for none */
 	BlockNumber block;			/* the last stored row's block */
 	bool		full;			/* no room left: count only */
+	bool		have_srid;		/* srid is the read's common SRID */
+	int32		srid;
 } Participant;
 
 /* Claims slots for the next row; false when there is no room. */
@@ -142,6 +179,7 @@ claim_slot(ScanShared *sh, ScanArrays *a, Participant *p, BlockNumber block)
 		p->cur = start;
 		p->end = Min(start + SCAN_CLAIM, sh->capacity);
 		p->run = -1;
+		prefault_slots(sh, a, p->cur, p->end);
 	}
 	if (p->run < 0 || (block != p->block && block != p->block + 1))
 	{
@@ -158,31 +196,62 @@ claim_slot(ScanShared *sh, ScanArrays *a, Participant *p, BlockNumber block)
 	return true;
 }
 
+/* The read's common SRID, set to srid when no participant has set it yet. */
+static int32
+common_srid(ScanShared *sh, int32 srid)
+{
+	uint64		expected = 0;
+
+	if (!pg_atomic_compare_exchange_u64(&sh->srid, &expected, SRID_SET | (uint32) srid))
+		return (int32) (uint32) expected;	/* another participant's */
+	return srid;
+}
+
 /* Decodes the row's geometry (geom) into slot number i of the arrays, with its columns. */
-static void
-store_row(const ScanShared *sh, ScanArrays *a, uint64 i, TupleTableSlot *slot,
+static inline void
+store_row(ScanShared *sh, ScanArrays *a, Participant *p, uint64 i, TupleTableSlot *slot,
 		  Datum geom, bool geom_null)
 {
 	GeomInfo	g;
+	uint8		kind;
 	int			c;
 
-	memset(&g, 0, sizeof(g));
-	g.kind = GEOM_NULL;
-	g.finite = true;
-	if (!geom_null)
-		gserialized_decode(geom, NULL, &g);
-	a->kind[i] = (uint8) g.kind;
-	if (g.malformed || !g.finite)
-		a->kind[i] |= SCAN_ROW_BAD;
-	if (g.kind == GEOM_POINT && g.finite)
+	if (geom_null)
 	{
-		a->x[i] = g.x;
-		a->y[i] = g.y;
+		kind = GEOM_NULL;
+		a->x[i] = a->y[i] = 0.0;
 	}
 	else
-		a->x[i] = a->y[i] = 0.0;
-	a->srid[i] = g.kind == GEOM_NULL ? 0 : g.srid;
-	a->tid[i] = slot->tts_tid;
+	{
+		memset(&g, 0, sizeof(g));
+		gserialized_decode(geom, NULL, &g);
+		kind = (uint8) g.kind;
+		if (g.malformed || !g.finite)
+			kind |= SCAN_ROW_BAD;
+		else
+		{
+			if (!p->have_srid)
+			{
+				p->srid = common_srid(sh, g.srid);
+				p->have_srid = true;
+			}
+			if (g.srid != p->srid)
+			{
+				kind |= SCAN_ROW_SRID;
+				a->odd_srid[i] = g.srid;
+			}
+		}
+		if (g.kind == GEOM_POINT && !(kind & SCAN_ROW_BAD))
+		{
+			a->x[i] = g.x;
+			a->y[i] = g.y;
+		}
+		else
+			a->x[i] = a->y[i] = 0.0;
+	}
+	a->kind[i] = kind;
+	if (sh->need_tids || scan_kind_fetched(kind))
+		a->tid[i] = slot->tts_tid;
 	for (c = 0; c < sh->ncolumns; c++)
 	{
 		int			at = sh->columns[c] - 1;
@@ -244,10 +313,10 @@ scan_rows(ScanShared *sh, ScanArrays *a, Relation rel, TableScanDesc scan, List 
 			bool		isnull;
 			Datum		geom = ExecEvalExpr(geom_state, econtext, &isnull);
 
-			store_row(sh, a, p.cur, slot, geom, isnull);
+			store_row(sh, a, &p, p.cur, slot, geom, isnull);
 		}
 		else
-			store_row(sh, a, p.cur, slot, slot->tts_values[sh->geom_attno - 1],
+			store_row(sh, a, &p, p.cur, slot, slot->tts_values[sh->geom_attno - 1],
 					  slot->tts_isnull[sh->geom_attno - 1]);
 		a->runs[p.run].count++;
 		p.cur++;
@@ -299,26 +368,33 @@ compare_runs(const void *pa, const void *pb)
 	return 0;
 }
 
-/* The heap order of the slots from the runs: NULL when it is the slots' own. */
+/* Sorts the runs into heap order; true when it is the slots' own. */
+static bool
+sort_runs(ScanRun *runs, uint64 nruns)
+{
+	uint64		k;
+	uint64		r = 0;
+
+	qsort(runs, nruns, sizeof(ScanRun), compare_runs);
+	for (k = 0; k < nruns; k++)
+	{
+		if (runs[k].start != r)
+			return false;
+		r += runs[k].count;
+	}
+	return true;
+}
+
+/* The heap order of the slots from the sorted runs. */
 static uint32 *
-heap_order(ScanRun *runs, uint64 nruns, int64 nrows)
+heap_order(const ScanRun *runs, uint64 nruns, int64 nrows)
 {
 	uint32	   *order;
 	uint64		k;
 	int64		r = 0;
-	bool		identity = true;
 
-	qsort(runs, nruns, sizeof(ScanRun), compare_runs);
-	for (k = 0; k < nruns && identity; k++)
-	{
-		if (runs[k].start != (uint64) r)
-			identity = false;
-		r += runs[k].count;
-	}
-	if (identity)
-		return NULL;
 	order = MemoryContextAllocHuge(CurrentMemoryContext, Max(nrows, 1) * sizeof(uint32));
-	r = 0;
+	prefault_write(order, nrows * sizeof(uint32));
 	for (k = 0; k < nruns; k++)
 	{
 		uint64		j;
@@ -359,33 +435,150 @@ init_shared(ScanShared *sh, const ScanRequest *req, uint64 capacity, uint64 runs
 	sh->geom_attno = req->geom_attno;
 	sh->ncolumns = req->ncolumns;
 	memcpy(sh->columns, req->columns, sizeof(sh->columns));
+	sh->need_tids = req->need_tids;
 	sh->capacity = capacity;
 	sh->runs_capacity = runs_capacity;
 	pg_atomic_init_u64(&sh->next_slot, 0);
 	pg_atomic_init_u64(&sh->nruns, 0);
 	pg_atomic_init_u64(&sh->nseen, 0);
 	pg_atomic_init_u32(&sh->overflow, 0);
+	pg_atomic_init_u64(&sh->srid, 0);
 }
 
-/* Fills res's array pointers from a and the runs' order; frees nothing. */
+/*
+ * Frees the shared memory pages inside [p, p + len) of a segment only this
+ * process still maps (MADV_REMOVE; where it fails, they go with the segment).
+ */
 static void
-finish_result(const ScanShared *sh, ScanArrays *a, ScanResult *res, const PassResult *pass)
+release_shared(void *p, Size len)
 {
+#ifdef MADV_REMOVE
+	uintptr_t	page = (uintptr_t) sysconf(_SC_PAGESIZE);
+	uintptr_t	start = ((uintptr_t) p + page - 1) & ~(page - 1);
+	uintptr_t	end = ((uintptr_t) p + len) & ~(page - 1);
+
+	if (end > start)
+		(void) madvise((void *) start, end - start, MADV_REMOVE);
+#endif
+}
+
+/*
+ * Copies one array of elements of width bytes from src (by slot) to dst (in
+ * the runs' order), populating dst first; then frees src when it is shared
+ * memory (capacity elements), so that the copy grows as the segment shrinks.
+ */
+static void
+gather_array(void *dst, void *src, Size width, const ScanRun *runs, uint64 nruns, int64 nrows,
+			 uint64 capacity, bool shared)
+{
+	uint64		k;
+	uint64		r = 0;
+
+	CHECK_FOR_INTERRUPTS();
+	prefault_write(dst, nrows * width);
+	for (k = 0; k < nruns; k++)
+	{
+		memcpy((char *) dst + r * width, (char *) src + runs[k].start * width,
+			   runs[k].count * width);
+		r += runs[k].count;
+	}
+	if (shared)
+		release_shared(src, capacity * width);
+}
+
+/*
+ * Copies the rows of a, in the runs' order (sorted), into new arrays (palloc'd,
+ * from the start of *to): odd_srid and tid (when not every row's is kept) for
+ * the rows that have them, then the dense arrays one by one, each freed from
+ * the shared memory (shared) once copied.
+ */
+static void
+gather_runs(const ScanShared *sh, const ScanArrays *a, const ScanRun *runs, uint64 nruns,
+			int64 nrows, bool shared, ScanArrays *to)
+{
+	ScanShared	dst = *sh;
+	char	   *base;
+	uint64		k;
+	uint64		r = 0;
+	uint64		cap = sh->capacity;
+	int			c;
+
+	dst.capacity = Max(nrows, 1);
+	dst.runs_capacity = 0;
+	memset(to, 0, sizeof(*to));
+	base = MemoryContextAllocHuge(CurrentMemoryContext, layout_arrays(&dst, NULL, to));
+	layout_arrays(&dst, base, to);
+	for (k = 0; k < nruns; k++)
+	{
+		uint64		s = runs[k].start;
+		uint64		n = runs[k].count;
+
+		for (uint64 j = 0; j < n; j++)
+		{
+			uint8		kind = a->kind[s + j];
+
+			if (!scan_kind_fetched(kind))
+				continue;
+			if (kind & SCAN_ROW_SRID)
+				to->odd_srid[r + j] = a->odd_srid[s + j];
+			if (!sh->need_tids)
+				to->tid[r + j] = a->tid[s + j];
+		}
+		r += n;
+	}
+	if (shared)
+		release_shared(a->odd_srid, cap * sizeof(int32));
+	if (sh->need_tids)
+		gather_array(to->tid, a->tid, sizeof(ItemPointerData), runs, nruns, nrows, cap, shared);
+	else if (shared)
+		release_shared(a->tid, cap * sizeof(ItemPointerData));
+	gather_array(to->kind, a->kind, sizeof(uint8), runs, nruns, nrows, cap, shared);
+	gather_array(to->x, a->x, sizeof(double), runs, nruns, nrows, cap, shared);
+	gather_array(to->y, a->y, sizeof(double), runs, nruns, nrows, cap, shared);
+	for (c = 0; c < sh->ncolumns; c++)
+	{
+		gather_array(to->values[c], a->values[c], sizeof(Datum), runs, nruns, nrows, cap, shared);
+		gather_array(to->isnull[c], a->isnull[c], sizeof(bool), runs, nruns, nrows, cap, shared);
+	}
+}
+
+/*
+ * Fills res's arrays from a (in shared memory, shared) and the runs, in heap
+ * order when asked (see parallel_read.h).
+ */
+static void
+finish_result(const ScanShared *sh, const ScanRequest *req, ScanArrays *a, bool shared,
+			  ScanResult *res, const PassResult *pass)
+{
+	bool		in_order = sort_runs(a->runs, pass->nruns);
+	ScanArrays	gathered;
+	uint64		srid = pg_atomic_read_u64((pg_atomic_uint64 *) &sh->srid);
 	int			c;
 
 	res->nrows = (int64) pass->nseen;
+	res->nworkers_launched = pass->nworkers_launched;
+	res->ncolumns = sh->ncolumns;
+	res->need_tids = sh->need_tids;
+	res->capacity = sh->capacity;
+	res->order = NULL;
+	res->common_srid = (int32) (uint32) srid;
+	if (!in_order && req->heap_order)
+	{
+		gather_runs(sh, a, a->runs, pass->nruns, res->nrows, shared, &gathered);
+		a = &gathered;
+	}
+	else if (!in_order)
+		res->order = heap_order(a->runs, pass->nruns, res->nrows);
 	res->kind = a->kind;
 	res->x = a->x;
 	res->y = a->y;
-	res->srid = a->srid;
+	res->odd_srid = a->odd_srid;
 	res->tid = a->tid;
 	for (c = 0; c < sh->ncolumns; c++)
 	{
 		res->values[c] = a->values[c];
 		res->isnull[c] = a->isnull[c];
 	}
-	res->nworkers_launched = pass->nworkers_launched;
-	res->order = heap_order(a->runs, pass->nruns, res->nrows);
 }
 
 /* The leader alone: palloc'd arrays, a serial scan. */
@@ -412,9 +605,9 @@ read_serial(Relation rel, const ScanRequest *req, uint64 capacity, uint64 runs_c
 	pass->complete = pg_atomic_read_u32(&sh.overflow) == 0;
 	pass->nworkers_launched = 0;
 	if (pass->complete)
-		finish_result(&sh, &a, res, pass);
-	else
-		pfree(base);
+		finish_result(&sh, req, &a, false, res, pass);
+	if (!pass->complete || res->kind != a.kind)
+		pfree(base);			/* not read completely, or copied */
 	res->segment = NULL;
 }
 
@@ -465,10 +658,13 @@ read_parallel(Relation rel, const ScanRequest *req, uint64 capacity, uint64 runs
 
 	LaunchParallelWorkers(pcxt);
 
-	/* the leader takes part */
-	scan = table_beginscan_parallel(rel, pscan);
-	scan_rows(sh, &a, rel, scan, req->quals, req->geom_expr);
-	table_endscan(scan);
+	/* the leader takes part, unless parallel_leader_participation is off and a worker runs */
+	if (parallel_leader_participation || pcxt->nworkers_launched == 0)
+	{
+		scan = table_beginscan_parallel(rel, pscan);
+		scan_rows(sh, &a, rel, scan, req->quals, req->geom_expr);
+		table_endscan(scan);
+	}
 
 	WaitForParallelWorkersToFinish(pcxt);
 	pass->nseen = pg_atomic_read_u64(&sh->nseen);
@@ -477,8 +673,12 @@ read_parallel(Relation rel, const ScanRequest *req, uint64 capacity, uint64 runs
 	pass->nworkers_launched = pcxt->nworkers_launched;
 	if (pass->complete)
 	{
-		finish_result(sh, &a, res, pass);
-		res->segment = data;
+		finish_result(sh, req, &a, true, res, pass);
+		/* the rows copied out of the segment, or in it */
+		if (res->kind == a.kind)
+			res->segment = data;
+		else
+			dsm_detach(data);
 	}
 	else
 		dsm_detach(data);
@@ -540,6 +740,72 @@ parallel_read(const ScanRequest *req, ScanResult *res)
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("gpu_dbscan: the fast path reads at most %u rows", PG_UINT32_MAX - 1)));
 	table_close(rel, NoLock);
+}
+
+/* Copies the rows into heap order (see parallel_read.h). */
+void
+parallel_read_in_heap_order(ScanResult *res)
+{
+	ScanShared	sh;
+	ScanArrays	from;
+	ScanArrays	to;
+	ScanRun    *runs;
+	uint64		nruns = 0;
+	int64		r;
+	int			c;
+
+	if (res->order == NULL)
+		return;
+	/* the order's runs of consecutive slots */
+	for (r = 0; r < res->nrows; r++)
+		if (r == 0 || res->order[r] != res->order[r - 1] + 1)
+			nruns++;
+	runs = palloc_extended(Max(nruns, 1) * sizeof(ScanRun), MCXT_ALLOC_HUGE);
+	nruns = 0;
+	for (r = 0; r < res->nrows; r++)
+	{
+		if (r == 0 || res->order[r] != res->order[r - 1] + 1)
+		{
+			runs[nruns].block = InvalidBlockNumber;
+			runs[nruns].start = res->order[r];
+			runs[nruns++].count = 0;
+		}
+		runs[nruns - 1].count++;
+	}
+	memset(&sh, 0, sizeof(sh));
+	sh.ncolumns = res->ncolumns;
+	sh.need_tids = res->need_tids;
+	sh.capacity = res->capacity;
+	memset(&from, 0, sizeof(from));
+	from.kind = res->kind;
+	from.x = res->x;
+	from.y = res->y;
+	from.odd_srid = res->odd_srid;
+	from.tid = res->tid;
+	for (c = 0; c < res->ncolumns; c++)
+	{
+		from.values[c] = res->values[c];
+		from.isnull[c] = res->isnull[c];
+	}
+	gather_runs(&sh, &from, runs, nruns, res->nrows, res->segment != NULL, &to);
+	pfree(runs);
+	pfree(res->order);
+	res->order = NULL;
+	if (res->segment)
+		dsm_detach(res->segment);
+	else
+		pfree(res->kind);		/* the start of the one allocation */
+	res->segment = NULL;
+	res->kind = to.kind;
+	res->x = to.x;
+	res->y = to.y;
+	res->odd_srid = to.odd_srid;
+	res->tid = to.tid;
+	for (c = 0; c < res->ncolumns; c++)
+	{
+		res->values[c] = to.values[c];
+		res->isnull[c] = to.isnull[c];
+	}
 }
 
 /* Frees what parallel_read holds (see parallel_read.h). */

@@ -10,8 +10,16 @@
  * The rows come back in heap order (block, then line pointer): what a serial
  * sequential scan that starts at block 0 returns.  No row rule lives here:
  * the errors that depend on a row's place in the window (a NaN coordinate, a
- * malformed value, a second SRID) are only marked (SCAN_ROW_BAD, srid), and
- * raised by the caller in its window order (rows_check_geometry).
+ * malformed value, a second SRID) are only marked (SCAN_ROW_BAD,
+ * SCAN_ROW_SRID), and raised by the caller in its window order
+ * (rows_check_geometry).
+ *
+ * Each array the read writes whole is one more page fault per page of fresh
+ * memory, costly on virtual machines (prefault.h): a row costs 17 bytes
+ * (kind, x, y) and its carried columns.  An SRID is kept only where it
+ * differs from the read's common one, a TID only for a row that the caller
+ * must fetch again (a non-point, a bad value, an odd SRID) unless every
+ * row's is asked for (need_tids, for ctid).
  */
 #ifndef GPU_DBSCAN_PARALLEL_READ_H
 #define GPU_DBSCAN_PARALLEL_READ_H
@@ -25,9 +33,15 @@
 #include "storage/itemptr.h"
 #include "utils/snapshot.h"
 
-/* A row's GeomKind (low bits) and this flag: malformed or not finite. */
+/*
+ * A row's GeomKind (low bits) and these flags: malformed or not finite; an
+ * SRID other than the read's common one (ScanResult.common_srid).  A caller
+ * clears the flags before the kinds go to the core (gd_row_kind).
+ */
 #define SCAN_ROW_KIND_MASK 0x03
+#define SCAN_ROW_SRID 0x40
 #define SCAN_ROW_BAD 0x80
+#define SCAN_ROW_FLAGS (SCAN_ROW_SRID | SCAN_ROW_BAD)
 
 /* At most this many by-value columns travel with the points. */
 #define SCAN_MAX_COLUMNS 16
@@ -42,24 +56,36 @@ typedef struct ScanRequest
 	AttrNumber	columns[SCAN_MAX_COLUMNS];
 	List	   *quals;			/* implicitly ANDed, over the relation's columns */
 	int			nworkers;		/* parallel workers to ask for (0: the leader alone) */
+	bool		need_tids;		/* every row's TID (ctid), not only those fetched again */
+	bool		heap_order;		/* the slots in heap order (ScanResult.order NULL) */
 	Snapshot	snapshot;
 } ScanRequest;
 
-/* What was read: nrows rows in heap order (row r at slot order[r], or r when order is NULL). */
+/*
+ * What was read: nrows rows in heap order (row r at slot order[r], or r when
+ * order is NULL).  When workers wrote the rows out of heap order, heap_order
+ * asks the leader to copy them into heap order (a copy by runs of rows, the
+ * shared memory freed at once), else the order is given by order.
+ */
 typedef struct ScanResult
 {
 	int64		nrows;
 	uint32	   *order;			/* NULL: the slots are in heap order already */
-	uint8	   *kind;			/* by slot: GeomKind | SCAN_ROW_BAD */
+	uint8	   *kind;			/* by slot: GeomKind | SCAN_ROW_BAD | SCAN_ROW_SRID */
 	double	   *x,				/* by slot: a point's coordinates, 0 otherwise */
 			   *y;
-	int32	   *srid;			/* by slot: 0 for NULL rows */
-	ItemPointerData *tid;		/* by slot */
+	int32		common_srid;	/* the SRID of every non-NULL row not marked SCAN_ROW_SRID */
+	int32	   *odd_srid;		/* by slot, for the rows marked SCAN_ROW_SRID only */
+	ItemPointerData *tid;		/* by slot: every row's with need_tids, else only for
+								 * rows of kind GEOM_OTHER or with a flag */
 	Datum	   *values[SCAN_MAX_COLUMNS];	/* by slot, for each requested column */
 	bool	   *isnull[SCAN_MAX_COLUMNS];
 	int			nworkers_launched;
 	int			passes;			/* 2 when the estimate was short and the scan ran again */
 	dsm_segment *segment;		/* holds the arrays when workers ran; NULL: palloc'd */
+	int			ncolumns;		/* the request's, for parallel_read_in_heap_order */
+	bool		need_tids;
+	uint64		capacity;		/* slots of the arrays */
 } ScanResult;
 
 /*
@@ -69,8 +95,29 @@ typedef struct ScanResult
  */
 extern void parallel_read(const ScanRequest *req, ScanResult *res);
 
+/*
+ * Copies the rows into heap order when they are not (res->order NULL after),
+ * freeing the arrays they were in: for a caller that finds, after the read,
+ * that the rows in heap order are what it needs in place.
+ */
+extern void parallel_read_in_heap_order(ScanResult *res);
+
 /* Frees what parallel_read holds. */
 extern void parallel_read_release(ScanResult *res);
+
+/* The SRID of the non-NULL row at slot. */
+static inline int32
+scan_row_srid(const ScanResult *res, int64 slot)
+{
+	return (res->kind[slot] & SCAN_ROW_SRID) ? res->odd_srid[slot] : res->common_srid;
+}
+
+/* Whether a row of this kind byte is fetched again, so its TID is kept (ScanResult.tid). */
+static inline bool
+scan_kind_fetched(uint8 kind)
+{
+	return (kind & SCAN_ROW_FLAGS) || (kind & SCAN_ROW_KIND_MASK) == GD_ROW_OTHER;
+}
 
 /* The slot of row r in heap order. */
 static inline int64

@@ -45,7 +45,7 @@ scan_check_row(ScanFetch *f, const ScanResult *res, RowsFns *fns, SridCheck *sri
 		elog(ERROR, "gpu_dbscan: a row of the fast path changed between reads");
 	}
 	g.finite = true;
-	g.srid = res->srid[slot];
+	g.srid = scan_row_srid(res, slot);
 	rows_check_geometry(srids, row, &g);
 }
 

@@ -3,9 +3,11 @@
  * container for the core, and the row checks of rows_add on them: what the
  * fast paths' nodes do with what they read (agg_scan.c).
  *
- * The reader keeps a point's coordinates, a row's kind, SRID and TID; a
- * non-point geometry (its box and value) and a value marked bad (to name
- * its fault) are fetched again from the table by TID.
+ * The reader keeps a point's coordinates, a row's kind, its SRID where it
+ * differs from the read's common one (scan_row_srid) and the TID of a row
+ * fetched again (every row's with ScanRequest.need_tids): a non-point
+ * geometry (its box and value) and a value marked bad (to name its fault)
+ * are fetched again from the table by TID.
  */
 #ifndef GPU_DBSCAN_SCAN_ROWS_H
 #define GPU_DBSCAN_SCAN_ROWS_H

@@ -16,6 +16,7 @@
 #include "utils/memutils.h"
 #include "utils/typcache.h"
 
+#include "prefault.h"
 #include "sort_keys.h"
 
 /* Whether type sorted by sortop has a normalized key (see sort_keys.h). */
@@ -132,9 +133,9 @@ sort_slots_equal(const SortKeyColumn *cols, int ncols, uint32 a, uint32 b)
 	return true;
 }
 
-/* Whether order is already sorted by the columns. */
-static bool
-already_sorted(const uint32 *order, int64 n, const SortKeyColumn *cols, int ncols)
+/* Whether the slots are sorted by the columns already (see sort_keys.h). */
+bool
+sort_slots_sorted(const uint32 *order, int64 n, const SortKeyColumn *cols, int ncols)
 {
 	int64		r;
 
@@ -146,7 +147,8 @@ already_sorted(const uint32 *order, int64 n, const SortKeyColumn *cols, int ncol
 			CHECK_FOR_INTERRUPTS();
 		for (c = 0; c < ncols; c++)
 		{
-			int			cmp = compare_column(&cols[c], order[r - 1], order[r]);
+			int			cmp = order ? compare_column(&cols[c], order[r - 1], order[r]) :
+				compare_column(&cols[c], (uint32) (r - 1), (uint32) r);
 
 			if (cmp < 0)
 				break;
@@ -246,10 +248,12 @@ sort_slots(uint32 *order, int64 n, const SortKeyColumn *cols, int ncols)
 	KeyedSlot  *tmp;
 	int			c;
 
-	if (n < 2 || ncols == 0 || already_sorted(order, n, cols, ncols))
+	if (n < 2 || ncols == 0 || sort_slots_sorted(order, n, cols, ncols))
 		return;
 	a = MemoryContextAllocHuge(CurrentMemoryContext, n * sizeof(KeyedSlot));
 	tmp = MemoryContextAllocHuge(CurrentMemoryContext, n * sizeof(KeyedSlot));
+	prefault_write(a, n * sizeof(KeyedSlot));
+	prefault_write(tmp, n * sizeof(KeyedSlot));
 	for (c = ncols - 1; c >= 0; c--)
 		sort_by_column(order, n, &cols[c], a, tmp);
 	pfree(a);

@@ -29,6 +29,9 @@ typedef struct SortKeyColumn
  */
 extern bool sort_key_supported(Oid type, Oid sortop, bool *descending);
 
+/* Whether the slots order[0..n) (order NULL: 0..n-1) are sorted by the columns already. */
+extern bool sort_slots_sorted(const uint32 *order, int64 n, const SortKeyColumn *cols, int ncols);
+
 /* Sorts order[0..n) (slots) by the columns, first column first, stably. */
 extern void sort_slots(uint32 *order, int64 n, const SortKeyColumn *cols, int ncols);
 

@@ -70,6 +70,7 @@
 #include "guc.h"
 #include "parallel_read.h"
 #include "params.h"
+#include "prefault.h"
 #include "progress.h"
 #include "rows.h"
 #include "scan_plan.h"
@@ -467,7 +468,10 @@ begin_window_scan(CustomScanState *node, EState *estate, int eflags)
 		AttrNumber	attno = (AttrNumber) lfirst_int(lc);
 
 		if (attno == SelfItemPointerAttributeNumber)
+		{
 			st->colmap[st->ntlcolumns++] = -1;
+			st->req.need_tids = true;
+		}
 		else
 		{
 			st->colmap[st->ntlcolumns++] = i;
@@ -488,6 +492,11 @@ begin_window_scan(CustomScanState *node, EState *estate, int eflags)
 		col->nulls_first = intVal(lfourth(k)) != 0;
 		st->nkeys++;
 	}
+	/*
+	 * OVER (): the rows in heap order, copied by runs after the workers, go
+	 * to the core in place (keys: see run_window_scan).
+	 */
+	st->req.heap_order = st->nkeys == 0;
 
 	/* the window functions follow the columns in the scan tuple */
 	st->nfuncs = list_length(cscan->custom_scan_tlist) - st->ntlcolumns;
@@ -555,7 +564,7 @@ check_row(WindowScanState *st, Relation rel, TupleTableSlot *tslot, SridCheck *s
 		elog(ERROR, "gpu_dbscan: a row of the fast path changed between reads");
 	}
 	g.finite = true;
-	g.srid = st->res.srid[slot];
+	g.srid = scan_row_srid(&st->res, slot);
 	rows_check_geometry(srids, i, &g);
 }
 
@@ -607,6 +616,9 @@ cluster_partition_range(WindowScanState *st, Relation rel, TupleTableSlot *tslot
 
 		if (f == 0)
 		{
+			int64		nkind[SCAN_ROW_KIND_MASK + 1] = {0};
+			int64		nflagged = 0;
+
 			/* the rows, checked and laid out once for every function */
 			if (direct)
 			{
@@ -619,26 +631,51 @@ cluster_partition_range(WindowScanState *st, Relation rel, TupleTableSlot *tslot
 				rows.kind = MemoryContextAllocHuge(rows.cxt, Max(n, 1) * sizeof(uint8));
 				x = MemoryContextAllocHuge(rows.cxt, Max(n, 1) * sizeof(double));
 				y = MemoryContextAllocHuge(rows.cxt, Max(n, 1) * sizeof(double));
+				prefault_write(rows.kind, n * sizeof(uint8));
+				prefault_write(x, n * sizeof(double));
+				prefault_write(y, n * sizeof(double));
 			}
 			rows.coord[0] = x;
 			rows.coord[1] = y;
 			for (p = 0; p < n; p++)
 			{
-				int64		s = slot_at(st, b + p);
+				uint8		kind;
 
 				if ((p & 0xFFFF) == 0)
 					CHECK_FOR_INTERRUPTS();
-				check_row(st, rel, tslot, &rows.srids, s, p);
 				if (!direct)
 				{
+					int64		s = st->order[b + p];
+
 					rows.kind[p] = st->res.kind[s];
 					x[p] = st->res.x[s];
 					y[p] = st->res.y[s];
 				}
-				if (rows.kind[p] == GEOM_POINT)
-					rows.npoints++;
-				else if (rows.kind[p] == GEOM_OTHER)
-					rows.nother++;
+				kind = rows.kind[p];
+				nkind[kind & SCAN_ROW_KIND_MASK]++;
+				nflagged += (kind & SCAN_ROW_FLAGS) != 0;
+			}
+			rows.npoints = nkind[GEOM_POINT];
+			rows.nother = nkind[GEOM_OTHER];
+			if (nflagged > 0)
+			{
+				/* a bad value or another SRID: the checks row by row, in the window's order */
+				for (p = 0; p < n; p++)
+				{
+					if ((p & 0xFFFF) == 0)
+						CHECK_FOR_INTERRUPTS();
+					check_row(st, rel, tslot, &rows.srids, slot_at(st, b + p), p);
+					rows.kind[p] &= SCAN_ROW_KIND_MASK;
+				}
+			}
+			else if (nkind[GEOM_NULL] < n)
+			{
+				/* every non-NULL row has the read's common SRID: what the checks would find */
+				for (p = 0; rows.kind[p] == GEOM_NULL; p++)
+					;
+				rows.srids.have = true;
+				rows.srids.srid = st->res.common_srid;
+				rows.srids.row = p;
 			}
 			gd_progress_rows(n);	/* read in parallel before the first partition */
 			if (rows.nother > 0)
@@ -707,32 +744,45 @@ run_window_scan(WindowScanState *st)
 	st->read_ms = seconds_since(start) * 1000;
 
 	INSTR_TIME_SET_CURRENT(start);
-	/* the window's order: the heap order, sorted stably by the keys */
+	/*
+	 * The window's order: the heap order, sorted stably by the keys.  Rows in
+	 * the keys' order already (a table loaded in ORDER BY order) are copied
+	 * into heap order when workers read them, and go to the core in place:
+	 * no order array, no copy per partition.
+	 */
 	st->order = st->res.order;
-	if (st->nkeys > 0 && n > 1)
+	for (k = 0; k < st->nkeys; k++)
 	{
+		st->keys[k].values = st->res.values[st->key_column[k]];
+		st->keys[k].isnull = st->res.isnull[st->key_column[k]];
+	}
+	if (st->nkeys > 0 && n > 1 && sort_slots_sorted(st->order, n, st->keys, st->nkeys))
+	{
+		parallel_read_in_heap_order(&st->res);
+		st->order = NULL;
 		for (k = 0; k < st->nkeys; k++)
 		{
 			st->keys[k].values = st->res.values[st->key_column[k]];
 			st->keys[k].isnull = st->res.isnull[st->key_column[k]];
 		}
+	}
+	else if (st->nkeys > 0 && n > 1)
+	{
 		if (st->order == NULL)
 		{
 			st->order = MemoryContextAllocHuge(st->cxt, n * sizeof(uint32));
+			prefault_write(st->order, n * sizeof(uint32));
 			for (p = 0; p < n; p++)
 				st->order[p] = (uint32) p;
 		}
 		sort_slots(st->order, n, st->keys, st->nkeys);
 	}
-	else if (st->nkeys > 0)
-		for (k = 0; k < st->nkeys; k++)
-		{
-			st->keys[k].values = st->res.values[st->key_column[k]];
-			st->keys[k].isnull = st->res.isnull[st->key_column[k]];
-		}
 
 	for (k = 0; k < st->nfuncs; k++)
+	{
 		st->funcs[k].ids = MemoryContextAllocHuge(st->cxt, Max(n, 1) * sizeof(int32));
+		prefault_write(st->funcs[k].ids, n * sizeof(int32));
+	}
 
 	rows_fns_init(&st->fns, st->geom_type, st->cxt);
 	rel = table_open(st->req.relid, AccessShareLock);

@@ -8,12 +8,14 @@
 --   errors raised by row (NaN, malformed, second SRID: the same row number
 --   in the window's order), parameters, an error inside the workers'
 --   quals, a cancel; the next query right after each;
---   queries it does not serve plan as before and give today's answers.
+--   queries it does not serve plan as before and give today's answers;
+--   what the read keeps for some rows only (an SRID other than the read's
+--   first, a TID), with the rows copied into heap order after the workers.
 \ir lib/prelude.sql
 \ir lib/fast_path.sql
 \ir lib/equivalence_sets.sql
 
-SELECT plan(20 + (SELECT count(*)::int FROM gd_test.cases) + (SELECT count(DISTINCT ds)::int FROM gd_test.cases));
+SELECT plan(27 + (SELECT count(*)::int FROM gd_test.cases) + (SELECT count(DISTINCT ds)::int FROM gd_test.cases));
 
 -- 1. every case, the leader alone
 SELECT is(gd_test.fast_diff(gd_test.case_query(ds, eps, minpoints, part_expr, order_expr), 0), NULL,
@@ -102,7 +104,35 @@ SELECT is(gd_test.fast_diff('SELECT id, gpu_dbscan(ST_Translate(geom, 0.5, 0), 1
 SELECT is(gd_test.fast_diff('SELECT id, gpu_dbscan(ST_MakePoint(x / (id - 1500), y), 2, 4) OVER (ORDER BY id) c FROM gd_test.xy', 2),
 		  NULL, 'an error inside the workers'' geometry expression: the same error');
 
--- 6. what the fast path does not serve plans as before
+-- 6. what the read keeps for some rows only: an SRID other than the read's
+-- common one (each partition its own SRID: no error), TIDs (of non-point
+-- rows; of every row for ctid), with enough rows that the workers' rows come
+-- out of heap order and OVER () copies them into it
+CREATE TABLE gd_test.srids AS
+SELECT i AS id, i % 4 AS part,
+	   ST_SetSRID(CASE WHEN i % 997 = 0 THEN 'LINESTRING(0 0, 3 3)'::geometry
+					   ELSE ST_MakePoint((i::bigint * 7919) % 1000 / 10.0, (i::bigint * 104729) % 1009 / 10.0) END,
+				  (ARRAY[0, 4326, 0, 3857])[1 + i % 4]) AS geom
+FROM generate_series(1, 60000) i;
+SELECT is(gd_test.fast_diff('SELECT id, gpu_dbscan(geom, 1, 4) OVER (PARTITION BY part ORDER BY id) c FROM gd_test.srids', 2),
+		  NULL, 'an SRID for each partition, other than the first row''s: the WindowAgg''s ids, no error');
+SELECT is(gd_test.fast_diff('SELECT id, gpu_dbscan(geom, 1, 4) OVER (PARTITION BY part ORDER BY id DESC) c FROM gd_test.srids', 0),
+		  NULL, 'an SRID for each partition, the leader alone: the WindowAgg''s ids');
+-- the workers alone read, slowly (a sleep in their quals), so that their rows interleave
+SET LOCAL parallel_leader_participation = off;
+SELECT is(gd_test.fast_diff('SELECT id, gpu_dbscan(geom, 1, 4) OVER () c FROM gd_test.srids WHERE CASE WHEN id % 200 IN (1, 2) THEN pg_sleep(0.0001) IS NOT NULL ELSE false END', 2),
+		  NULL, 'OVER () over two SRIDs, workers: the same error and row number');
+SELECT is(gd_test.fast_diff('SELECT id, gpu_dbscan(geom, 8, 3) OVER () c FROM gd_test.srids WHERE CASE WHEN id % 200 IN (0, 2) OR id % 1994 = 0 THEN pg_sleep(0.0001) IS NOT NULL ELSE false END', 2),
+		  NULL, 'OVER (), workers, non-point rows fetched again by TID: the WindowAgg''s ids');
+SELECT is(gd_test.fast_diff('SELECT ctid::text || ''/'' || id AS id, gpu_dbscan(geom, 8, 3) OVER () c FROM gd_test.srids WHERE CASE WHEN id % 200 = 2 THEN pg_sleep(0.0001) IS NOT NULL ELSE false END', 2),
+		  NULL, 'OVER (), workers, ctid: the WindowAgg''s rows');
+SELECT is(gd_test.fast_diff('SELECT id, gpu_dbscan(geom, 8, 3) OVER (ORDER BY id) c FROM gd_test.srids WHERE CASE WHEN id % 200 IN (0, 2) OR id % 1994 = 0 THEN pg_sleep(0.0001) IS NOT NULL ELSE false END', 2),
+		  NULL, 'OVER (ORDER BY id), workers, the rows in id order copied into heap order: the WindowAgg''s ids');
+SELECT is(gd_test.fast_diff('SELECT ctid::text || ''/'' || id AS id, gpu_dbscan(geom, 8, 3) OVER (ORDER BY id DESC) c FROM gd_test.srids WHERE CASE WHEN id % 200 = 2 THEN pg_sleep(0.0001) IS NOT NULL ELSE false END', 2),
+		  NULL, 'OVER (ORDER BY id DESC), workers, ctid, sorted through the order: the WindowAgg''s rows');
+RESET parallel_leader_participation;
+
+-- 7. what the fast path does not serve plans as before
 SELECT is(gd_test.fallback_diff('SELECT id, gpu_dbscan(geom, 1, 2) OVER w + row_number() OVER w AS c FROM gd_test.pts WHERE ds = 3 WINDOW w AS (ORDER BY id)'),
 		  NULL, 'another window function in the window: today''s path');
 SELECT is(gd_test.fallback_diff('SELECT p.id, gpu_dbscan(p.geom, 1, 2) OVER (ORDER BY p.id) AS c FROM gd_test.pts p JOIN gd_test.cases k ON k.case_id = p.id WHERE p.ds = 3'),
