@@ -736,7 +736,7 @@ finish_group(AggScanState *st, ScanFetch *fetch, int64 g, int64 b, int64 e)
 
 	if (ordered(st))
 		check_group_rows(st, fetch, b, e);
-	scan_rows_build(&rows, &st->fns, &st->res, st->order, b, e, fetch);
+	scan_rows_build(&rows, &st->fns, &st->res, st->order, b, e, fetch, false);
 
 	for (i = 0; i < st->naggs; i++)
 	{
@@ -817,6 +817,8 @@ run_agg_scan(AggScanState *st)
 	fetch.tslot = table_slot_create(fetch.rel, NULL);
 	fetch.snapshot = st->req.snapshot;
 	fetch.geom_attno = st->req.geom_attno;
+	fetch.geom_state = NULL;	/* plain columns only */
+	fetch.geom_econtext = NULL;
 	group_cxt = AllocSetContextCreate(st->cxt, "gpu_dbscan aggregate scan group",
 									  ALLOCSET_DEFAULT_SIZES);
 

@@ -5,10 +5,12 @@
 #include "postgres.h"
 
 #include "access/tableam.h"
+#include "executor/executor.h"
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
 #include "gserialized_points.h"
+#include "prefault.h"
 #include "scan_rows.h"
 
 /* The geometry of the row at tid (see scan_rows.h). */
@@ -21,7 +23,14 @@ scan_fetch_geometry(ScanFetch *f, const ItemPointerData *tid)
 
 	if (!table_tuple_fetch_row_version(f->rel, &t, f->snapshot, f->tslot))
 		elog(ERROR, "gpu_dbscan: could not fetch a row of the fast path again");
-	value = slot_getattr(f->tslot, f->geom_attno, &isnull);
+	if (f->geom_state)
+	{
+		ResetExprContext(f->geom_econtext);
+		f->geom_econtext->ecxt_scantuple = f->tslot;
+		value = ExecEvalExprSwitchContext(f->geom_state, f->geom_econtext, &isnull);
+	}
+	else
+		value = slot_getattr(f->tslot, f->geom_attno, &isnull);
 	if (isnull)
 		elog(ERROR, "gpu_dbscan: a row of the fast path changed between reads");
 	return PointerGetDatum(PG_DETOAST_DATUM_COPY(value));
@@ -52,9 +61,11 @@ scan_check_row(ScanFetch *f, const ScanResult *res, RowsFns *fns, SridCheck *sri
 /* Rows over the read's rows at slots[b .. e) (see scan_rows.h). */
 void
 scan_rows_build(Rows *rows, RowsFns *fns, const ScanResult *res, const uint32 *slots,
-				int64 b, int64 e, ScanFetch *f)
+				int64 b, int64 e, ScanFetch *f, bool check)
 {
 	int64		n = e - b;
+	int64		nkind[SCAN_ROW_KIND_MASK + 1] = {0};
+	int64		nflagged = 0;
 	int64		p;
 	double	   *x;
 	double	   *y;
@@ -70,7 +81,7 @@ scan_rows_build(Rows *rows, RowsFns *fns, const ScanResult *res, const uint32 *s
 	if (slots == NULL)
 	{
 		for (p = 0; p < n; p++)
-			if (res->kind[b + p] & ~SCAN_ROW_KIND_MASK)
+			if (res->kind[b + p] & SCAN_ROW_FLAGS)
 				break;
 		in_place = p == n;
 	}
@@ -85,13 +96,16 @@ scan_rows_build(Rows *rows, RowsFns *fns, const ScanResult *res, const uint32 *s
 		rows->kind = MemoryContextAllocHuge(rows->cxt, Max(n, 1) * sizeof(uint8));
 		x = MemoryContextAllocHuge(rows->cxt, Max(n, 1) * sizeof(double));
 		y = MemoryContextAllocHuge(rows->cxt, Max(n, 1) * sizeof(double));
+		prefault_write(rows->kind, n * sizeof(uint8));
+		prefault_write(x, n * sizeof(double));
+		prefault_write(y, n * sizeof(double));
 		for (p = 0; p < n; p++)
 		{
 			int64		s = slots ? (int64) slots[b + p] : b + p;
 
 			if ((p & 0xFFFF) == 0)
 				CHECK_FOR_INTERRUPTS();
-			rows->kind[p] = res->kind[s] & SCAN_ROW_KIND_MASK;
+			rows->kind[p] = res->kind[s];
 			x[p] = res->x[s];
 			y[p] = res->y[s];
 		}
@@ -100,11 +114,33 @@ scan_rows_build(Rows *rows, RowsFns *fns, const ScanResult *res, const uint32 *s
 	rows->coord[1] = y;
 	for (p = 0; p < n; p++)
 	{
-		if (rows->kind[p] == GEOM_POINT)
-			rows->npoints++;
-		else if (rows->kind[p] == GEOM_OTHER)
-			rows->nother++;
+		nkind[rows->kind[p] & SCAN_ROW_KIND_MASK]++;
+		nflagged += (rows->kind[p] & SCAN_ROW_FLAGS) != 0;
 	}
+	if (check && nflagged > 0)
+	{
+		/* a bad value or another SRID: the checks row by row, in this order */
+		for (p = 0; p < n; p++)
+		{
+			if ((p & 0xFFFF) == 0)
+				CHECK_FOR_INTERRUPTS();
+			scan_check_row(f, res, fns, &rows->srids, slots ? (int64) slots[b + p] : b + p, p);
+		}
+	}
+	else if (check && nkind[GEOM_NULL] < n)
+	{
+		/* every non-NULL row has the read's common SRID: what the checks would find */
+		for (p = 0; (rows->kind[p] & SCAN_ROW_KIND_MASK) == GEOM_NULL; p++)
+			;
+		rows->srids.have = true;
+		rows->srids.srid = res->common_srid;
+		rows->srids.row = p;
+	}
+	if (nflagged > 0)
+		for (p = 0; p < n; p++)
+			rows->kind[p] &= SCAN_ROW_KIND_MASK;
+	rows->npoints = nkind[GEOM_POINT];
+	rows->nother = nkind[GEOM_OTHER];
 	if (rows->nother > 0)
 	{
 		int64		k = 0;

@@ -7,7 +7,8 @@
  * differs from the read's common one (scan_row_srid) and the TID of a row
  * fetched again (every row's with ScanRequest.need_tids): a non-point
  * geometry (its box and value) and a value marked bad (to name its fault)
- * are fetched again from the table by TID.
+ * are fetched again from the table by TID.  The one home of these steps for
+ * both fast paths (window_scan.c, agg_scan.c).
  */
 #ifndef GPU_DBSCAN_SCAN_ROWS_H
 #define GPU_DBSCAN_SCAN_ROWS_H
@@ -29,6 +30,8 @@ typedef struct ScanFetch
 	TupleTableSlot *tslot;		/* a slot of rel */
 	Snapshot	snapshot;		/* the read's */
 	AttrNumber	geom_attno;		/* the geometry column */
+	ExprState  *geom_state;		/* or an expression over the row (NULL: the column) */
+	ExprContext *geom_econtext; /* with geom_state */
 } ScanFetch;
 
 /* The geometry of the row at tid, detoasted, in the current memory context. */
@@ -45,10 +48,13 @@ extern void scan_check_row(ScanFetch *f, const ScanResult *res, RowsFns *fns, Sr
 
 /*
  * rows (ROWS_GEOMETRY) over the read's rows at slots[b .. e) (slots NULL:
- * slots b .. e, used in place), non-point rows fetched again; the arrays in
- * the current memory context.  The rows must have been checked.
+ * slots b .. e, used in place when no row carries a reader's flag),
+ * non-point rows fetched again; the arrays in the current memory context.
+ * check: rows_add's checks too, in that order, row by row only where some
+ * row is flagged (else every non-NULL row has the read's common SRID, which
+ * is all they would find); without it the rows must have been checked.
  */
 extern void scan_rows_build(Rows *rows, RowsFns *fns, const ScanResult *res, const uint32 *slots,
-							int64 b, int64 e, ScanFetch *f);
+							int64 b, int64 e, ScanFetch *f, bool check);
 
 #endif							/* GPU_DBSCAN_SCAN_ROWS_H */

@@ -66,7 +66,6 @@
 
 #include "cluster.h"
 #include "core_call.h"
-#include "gserialized_points.h"
 #include "guc.h"
 #include "parallel_read.h"
 #include "params.h"
@@ -74,6 +73,7 @@
 #include "progress.h"
 #include "rows.h"
 #include "scan_plan.h"
+#include "scan_rows.h"
 #include "sort_keys.h"
 #include "window_scan.h"
 
@@ -520,54 +520,6 @@ begin_window_scan(CustomScanState *node, EState *estate, int eflags)
 	st->pos = 0;
 }
 
-/* The geometry of the row at slot, fetched again by its TID (in the current context). */
-static Datum
-fetch_geometry(WindowScanState *st, Relation rel, TupleTableSlot *tslot, int64 slot)
-{
-	bool		isnull;
-	Datum		value;
-
-	if (!table_tuple_fetch_row_version(rel, &st->res.tid[slot], st->req.snapshot, tslot))
-		elog(ERROR, "gpu_dbscan: could not fetch a row of the fast path again");
-	if (st->geom_state)
-	{
-		ResetExprContext(st->geom_econtext);
-		st->geom_econtext->ecxt_scantuple = tslot;
-		value = ExecEvalExprSwitchContext(st->geom_state, st->geom_econtext, &isnull);
-	}
-	else
-		value = slot_getattr(tslot, st->req.geom_attno, &isnull);
-	if (isnull)
-		elog(ERROR, "gpu_dbscan: a row of the fast path changed between reads");
-	return PointerGetDatum(PG_DETOAST_DATUM_COPY(value));
-}
-
-/*
- * The row checks of rows_add (rows_check_geometry) for the row at slot, row
- * i of its partition: a malformed value, a NaN or infinite coordinate (the
- * value decoded again from the table to name the fault), a second SRID.
- */
-static void
-check_row(WindowScanState *st, Relation rel, TupleTableSlot *tslot, SridCheck *srids,
-		  int64 slot, int64 i)
-{
-	uint8		kind = st->res.kind[slot];
-	GeomInfo	g;
-
-	if ((kind & SCAN_ROW_KIND_MASK) == GEOM_NULL)
-		return;
-	memset(&g, 0, sizeof(g));
-	if (kind & SCAN_ROW_BAD)
-	{
-		gserialized_decode(fetch_geometry(st, rel, tslot, slot), &st->fns.geometry, &g);
-		rows_check_geometry(srids, i, &g);
-		elog(ERROR, "gpu_dbscan: a row of the fast path changed between reads");
-	}
-	g.finite = true;
-	g.srid = scan_row_srid(&st->res, slot);
-	rows_check_geometry(srids, i, &g);
-}
-
 /* Output position p's slot. */
 static inline int64
 slot_at(const WindowScanState *st, int64 p)
@@ -581,23 +533,11 @@ slot_at(const WindowScanState *st, int64 p)
  * clustering.  Runs in a memory context the caller resets.
  */
 static void
-cluster_partition_range(WindowScanState *st, Relation rel, TupleTableSlot *tslot,
-						int64 b, int64 e)
+cluster_partition_range(WindowScanState *st, ScanFetch *fetch, int64 b, int64 e)
 {
-	int64		n = e - b;
 	Rows		rows;
-	bool		direct = st->order == NULL;
-	int64		p;
 	int			f;
-	double	   *x = NULL;
-	double	   *y = NULL;
 
-	memset(&rows, 0, sizeof(rows));
-	rows.input = ROWS_GEOMETRY;
-	rows.fns = &st->fns;
-	rows.cxt = CurrentMemoryContext;
-	rows.nrows = rows.cap = n;
-	rows.dims = 2;
 	for (f = 0; f < st->nfuncs; f++)
 	{
 		ScanFunction *fn = &st->funcs[f];
@@ -616,96 +556,9 @@ cluster_partition_range(WindowScanState *st, Relation rel, TupleTableSlot *tslot
 
 		if (f == 0)
 		{
-			int64		nkind[SCAN_ROW_KIND_MASK + 1] = {0};
-			int64		nflagged = 0;
-
 			/* the rows, checked and laid out once for every function */
-			if (direct)
-			{
-				rows.kind = st->res.kind + b;
-				x = st->res.x + b;
-				y = st->res.y + b;
-			}
-			else
-			{
-				rows.kind = MemoryContextAllocHuge(rows.cxt, Max(n, 1) * sizeof(uint8));
-				x = MemoryContextAllocHuge(rows.cxt, Max(n, 1) * sizeof(double));
-				y = MemoryContextAllocHuge(rows.cxt, Max(n, 1) * sizeof(double));
-				prefault_write(rows.kind, n * sizeof(uint8));
-				prefault_write(x, n * sizeof(double));
-				prefault_write(y, n * sizeof(double));
-			}
-			rows.coord[0] = x;
-			rows.coord[1] = y;
-			for (p = 0; p < n; p++)
-			{
-				uint8		kind;
-
-				if ((p & 0xFFFF) == 0)
-					CHECK_FOR_INTERRUPTS();
-				if (!direct)
-				{
-					int64		s = st->order[b + p];
-
-					rows.kind[p] = st->res.kind[s];
-					x[p] = st->res.x[s];
-					y[p] = st->res.y[s];
-				}
-				kind = rows.kind[p];
-				nkind[kind & SCAN_ROW_KIND_MASK]++;
-				nflagged += (kind & SCAN_ROW_FLAGS) != 0;
-			}
-			rows.npoints = nkind[GEOM_POINT];
-			rows.nother = nkind[GEOM_OTHER];
-			if (nflagged > 0)
-			{
-				/* a bad value or another SRID: the checks row by row, in the window's order */
-				for (p = 0; p < n; p++)
-				{
-					if ((p & 0xFFFF) == 0)
-						CHECK_FOR_INTERRUPTS();
-					check_row(st, rel, tslot, &rows.srids, slot_at(st, b + p), p);
-					rows.kind[p] &= SCAN_ROW_KIND_MASK;
-				}
-			}
-			else if (nkind[GEOM_NULL] < n)
-			{
-				/* every non-NULL row has the read's common SRID: what the checks would find */
-				for (p = 0; rows.kind[p] == GEOM_NULL; p++)
-					;
-				rows.srids.have = true;
-				rows.srids.srid = st->res.common_srid;
-				rows.srids.row = p;
-			}
-			gd_progress_rows(n);	/* read in parallel before the first partition */
-			if (rows.nother > 0)
-			{
-				int64		k = 0;
-
-				rows.other_cap = rows.nother;
-				rows.other_row = palloc_extended(rows.nother * sizeof(int64), MCXT_ALLOC_HUGE);
-				rows.other_box = palloc_extended(rows.nother * sizeof(gd_box), MCXT_ALLOC_HUGE);
-				rows.other_geom = palloc_extended(rows.nother * sizeof(Datum), MCXT_ALLOC_HUGE);
-				for (p = 0; p < n; p++)
-				{
-					GeomInfo	g;
-					Datum		value;
-
-					if (rows.kind[p] != GEOM_OTHER)
-						continue;
-					CHECK_FOR_INTERRUPTS();
-					value = fetch_geometry(st, rel, tslot, slot_at(st, b + p));
-					memset(&g, 0, sizeof(g));
-					gserialized_decode(value, &st->fns.geometry, &g);
-					rows.other_row[k] = p;
-					rows.other_box[k].xmin = g.xmin;
-					rows.other_box[k].ymin = g.ymin;
-					rows.other_box[k].xmax = g.xmax;
-					rows.other_box[k].ymax = g.ymax;
-					rows.other_geom[k] = value;
-					k++;
-				}
-			}
+			scan_rows_build(&rows, &st->fns, &st->res, st->order, b, e, fetch, true);
+			gd_progress_rows(e - b);	/* read in parallel before the first partition */
 		}
 
 		job.eps = fn->eps;
@@ -730,8 +583,7 @@ run_window_scan(WindowScanState *st)
 {
 	MemoryContext old = MemoryContextSwitchTo(st->cxt);
 	MemoryContext part_cxt;
-	Relation	rel;
-	TupleTableSlot *tslot;
+	ScanFetch	fetch;
 	instr_time	start;
 	int64		n;
 	int64		b;
@@ -785,8 +637,12 @@ run_window_scan(WindowScanState *st)
 	}
 
 	rows_fns_init(&st->fns, st->geom_type, st->cxt);
-	rel = table_open(st->req.relid, AccessShareLock);
-	tslot = table_slot_create(rel, NULL);
+	fetch.rel = table_open(st->req.relid, AccessShareLock);
+	fetch.tslot = table_slot_create(fetch.rel, NULL);
+	fetch.snapshot = st->req.snapshot;
+	fetch.geom_attno = st->req.geom_attno;
+	fetch.geom_state = st->geom_state;
+	fetch.geom_econtext = st->geom_econtext;
 	part_cxt = AllocSetContextCreate(st->cxt, "gpu_dbscan window scan partition",
 									 ALLOCSET_DEFAULT_SIZES);
 	for (b = 0; b < n;)
@@ -798,7 +654,7 @@ run_window_scan(WindowScanState *st)
 		MemoryContextSwitchTo(part_cxt);
 		if (e - b > GD_PROGRESS_MIN_ROWS)
 			gd_progress_begin("gpu_dbscan", e - b);
-		cluster_partition_range(st, rel, tslot, b, e);
+		cluster_partition_range(st, &fetch, b, e);
 		if (e - b > GD_PROGRESS_MIN_ROWS)
 			gd_progress_end();
 		MemoryContextSwitchTo(st->cxt);
@@ -806,8 +662,8 @@ run_window_scan(WindowScanState *st)
 		st->npartitions++;
 		b = e;
 	}
-	ExecDropSingleTupleTableSlot(tslot);
-	table_close(rel, NoLock);
+	ExecDropSingleTupleTableSlot(fetch.tslot);
+	table_close(fetch.rel, NoLock);
 	st->cluster_ms = seconds_since(start) * 1000;
 	MemoryContextSwitchTo(old);
 	st->done = true;
