@@ -320,7 +320,11 @@ done
 gd_as_pg "$GD_PGBIN/pg_ctl" -D "$TMP/n2" -m immediate -w stop >/dev/null 2>&1
 wait "$pid"
 rc=$?
-if [[ $seen == 1 && $rc -ne 0 ]] && grep -Eq 'ERROR: .*(connection|terminat|server closed|could not|lost)' "$TMP/stop.out"; then
+# The text depends on where the worker's connection breaks: at connect, in a
+# query ("server closed the connection"), or under SSL ("SSL SYSCALL error: EOF
+# detected"); each is Citus's clean error.
+if [[ $seen == 1 && $rc -ne 0 ]] &&
+	grep -Eq 'ERROR: .*(connection|terminat|server closed|could not|lost|SSL SYSCALL error|EOF detected)' "$TMP/stop.out"; then
 	ok "a worker stopped mid-run: a clean error ($(grep -m1 -o 'ERROR:.*' "$TMP/stop.out" | cut -c1-100))"
 else
 	not_ok "a worker stopped mid-run: an error (worker seen busy: $seen, rc $rc: $(cat "$TMP/stop.out"))"
