@@ -43,6 +43,13 @@ GridGeometry choose_geometry(const Box& box, double eps) {
     g.side = 1;
   } else {
     g.side = side;
+    // Corners: p and q two cells apart on both axes are, exactly, at least
+    // s (1 - 2e) apart on each, e the error of a computed coordinate in
+    // cells (2.3e-16 R / s, at most 2.4e-10 when R / s <= 2^20), so
+    // |pq|^2 >= 2 s^2 (1 - 2e)^2 > r^2 (1 + 1e-9): the computed distance,
+    // within a few ulps of |pq| (no square underflows: |dx| >= s / 2 >
+    // 2^-502), exceeds r >= eps, and within() fails both ways.
+    g.no_corners = extent <= std::ldexp(side, 20);
   }
   return g;
 }

@@ -33,6 +33,9 @@ struct GridGeometry {
   double x0 = 0, y0 = 0;  // the points' minimum corner
   double side = 1;        // cell side
   bool single = false;    // every point in cell (0, 0): eps or the extent is infinite
+  // The four corner cells of a 5x5 window, (+-2, +-2), hold no neighbour
+  // (choose_geometry, cpu_grid.cpp): the windows leave them out.
+  bool no_corners = false;
 
   Cell cell_of(double x, double y) const {
     if (single) return Cell{0, 0};

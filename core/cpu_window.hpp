@@ -1,4 +1,5 @@
-// cpu_window.hpp — the points of the 5x5 cells around a cell.
+// cpu_window.hpp — the points of the 5x5 cells around a cell (less the four
+// corners where GridGeometry::no_corners says they hold no neighbour).
 //
 // For a cell (ix, iy), the cells (ix + a, iy - 2 .. iy + 2) are contiguous in
 // the sorted cell list, so the window is five contiguous ranges of sorted
@@ -97,8 +98,8 @@ class WindowCursor {
     const Cell& k = cells[c];
     const bool same_column = valid_ && k.ix == last_ix_;
     for (int a = 0; a < kRows; ++a) {
-      const Cell low{k.ix + kColumn[a], k.iy - 2};
-      const Cell high{k.ix + kColumn[a], k.iy + 2};
+      const Cell low{k.ix + kColumn[a], k.iy - row_reach(a)};
+      const Cell high{k.ix + kColumn[a], k.iy + row_reach(a)};
       uint32_t lo = partition_point_near(ncells, same_column ? lo_[a] : c,
                                          [&](uint32_t i) { return cells[i] < low; });
       uint32_t hi = partition_point_near(ncells, same_column ? std::max(hi_[a], lo) : lo,
@@ -114,20 +115,25 @@ class WindowCursor {
  private:
   static constexpr int kColumn[kRows] = {0, -1, 1, -2, 2};
 
+  // Rows iy - reach .. iy + reach of column a: 1 for the outer columns where
+  // the corners hold no neighbour (GridGeometry::no_corners), else 2.
+  int64_t row_reach(int a) const { return a >= 3 && grid_.geometry.no_corners ? 1 : 2; }
+
   // cells_at through Grid::cells_below: rows iy - 2 .. iy + 2 of a column
   // are the keys [ix * ny + max(iy - 2, 0), ix * ny + min(iy + 2, ny - 1)].
   void read_cells_at(uint32_t c, CellRange rows[kRows]) const {
     const Cell& k = grid_.cells[c];
     const uint32_t* below = grid_.cells_below.data();
     const int64_t ny = grid_.ny;
-    const int64_t y0 = std::max<int64_t>(k.iy - 2, 0);
-    const int64_t y1 = std::min<int64_t>(k.iy + 2, ny - 1);
     for (int a = 0; a < kRows; ++a) {
       const int64_t x = k.ix + kColumn[a];
       if (x < 0 || x >= grid_.nx) {
         rows[a] = CellRange{c, c};
         continue;
       }
+      const int64_t reach = row_reach(a);
+      const int64_t y0 = std::max<int64_t>(k.iy - reach, 0);
+      const int64_t y1 = std::min<int64_t>(k.iy + reach, ny - 1);
       rows[a] = CellRange{below[x * ny + y0], below[x * ny + y1 + 1]};
     }
   }
@@ -144,10 +150,13 @@ class WindowCursor {
         rows[a] = CellRange{c, c};
         continue;
       }
+      const int64_t reach = row_reach(a);
       const Cell* b = cells + first[x];
       const Cell* e = cells + first[x + 1];
-      const Cell* lo = std::partition_point(b, e, [&](const Cell& n) { return n.iy < k.iy - 2; });
-      const Cell* hi = std::partition_point(lo, e, [&](const Cell& n) { return n.iy <= k.iy + 2; });
+      const Cell* lo =
+          std::partition_point(b, e, [&](const Cell& n) { return n.iy < k.iy - reach; });
+      const Cell* hi =
+          std::partition_point(lo, e, [&](const Cell& n) { return n.iy <= k.iy + reach; });
       rows[a] = CellRange{static_cast<uint32_t>(lo - cells), static_cast<uint32_t>(hi - cells)};
     }
   }

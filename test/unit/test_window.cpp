@@ -128,3 +128,79 @@ TEST(Window, ReadWindowsMatchTheSearch) {
 }
 
 }  // namespace
+
+namespace {
+
+// GridGeometry::no_corners: no pair of points in cells two apart on both
+// axes is a pair of neighbours, either way, wherever the grid leaves the
+// corners out of its windows.  Points packed so that corner pairs sit near
+// the eps circle; large offsets and extents up to the bound, and tiny eps.
+void expect_no_neighbour_in_corners(double x0, double y0, double eps, double extent_cells,
+                                    uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const double side = gd::neighbour_reach(eps) * M_SQRT1_2;
+  std::uniform_real_distribution<double> u(0, side * extent_cells);
+  std::vector<double> xs, ys;
+  for (int i = 0; i < 1500; ++i) {
+    xs.push_back(x0 + u(rng));
+    ys.push_back(y0 + u(rng));
+  }
+  // Clusters of points right at cell-size offsets around a few centres.
+  for (int c = 0; c < 40; ++c) {
+    const double cx = x0 + u(rng), cy = y0 + u(rng);
+    for (int k = 0; k < 12; ++k) {
+      const double d = side * (2 + (static_cast<int>(rng() % 5) - 2) * 1e-9);
+      xs.push_back(cx + (rng() % 2 ? d : -d) * (k % 3 == 0 ? 1.0 : 0.5));
+      ys.push_back(cy + (rng() % 2 ? d : -d));
+    }
+  }
+  gd_params params;
+  gd_params_init(&params);
+  gd::CancelToken cancel(params);
+  gd::ThreadTeam team(1, cancel);
+  gd::PointsView pts{xs.data(), ys.data(), static_cast<uint32_t>(xs.size())};
+  gd::Grid grid = gd::build_grid(pts, eps, team);
+  ASSERT_TRUE(grid.geometry.no_corners);
+  uint32_t cell_of_sorted[4000];
+  ASSERT_LE(xs.size(), 4000u);
+  for (uint32_t c = 0; c < grid.ncells(); ++c)
+    for (uint32_t p = grid.start[c]; p < grid.start[c + 1]; ++p) cell_of_sorted[p] = c;
+  int corner_pairs = 0;
+  for (uint32_t p = 0; p < pts.n; ++p)
+    for (uint32_t q = 0; q < pts.n; ++q) {
+      const gd::Cell a = grid.cells[cell_of_sorted[p]], b = grid.cells[cell_of_sorted[q]];
+      if (std::llabs(a.ix - b.ix) != 2 || std::llabs(a.iy - b.iy) != 2) continue;
+      ++corner_pairs;
+      ASSERT_FALSE(gd::within(grid.xs[p], grid.ys[p], grid.xs[q], grid.ys[q], eps))
+          << "eps " << eps << " x0 " << x0;
+    }
+  EXPECT_GT(corner_pairs, 0);
+}
+
+TEST(Window, CornerCellsHoldNoNeighbours) {
+  expect_no_neighbour_in_corners(0, 0, 1.0, 40, 5);
+  expect_no_neighbour_in_corners(-3e5, 7e5, 0.37, 60, 6);
+  expect_no_neighbour_in_corners(1e6, 1e6, 1e-3, 60, 7);
+  // eps below 2^-500: cells of the reach 2^-500, squares of eps underflow
+  expect_no_neighbour_in_corners(0, 0, 1e-160, 60, 8);
+  expect_no_neighbour_in_corners(1e-140, 0, 1e-300, 60, 9);
+}
+
+TEST(Window, CornersKeptWhereCoordinatesAreCoarse) {
+  // An extent 2^21 cells wide: the computed cell coordinates may be off by
+  // more than the corner proof allows, so the windows keep the corners.
+  std::vector<double> xs{0, 2 * std::ldexp(1.0, 21)}, ys{0, 0};
+  for (int i = 0; i < 30; ++i) {
+    xs.push_back(i);
+    ys.push_back(i);
+  }
+  gd_params params;
+  gd_params_init(&params);
+  gd::CancelToken cancel(params);
+  gd::ThreadTeam team(1, cancel);
+  gd::PointsView pts{xs.data(), ys.data(), static_cast<uint32_t>(xs.size())};
+  EXPECT_FALSE(gd::build_grid(pts, 1.0, team).geometry.no_corners);
+  EXPECT_TRUE(gd::build_grid(pts, 8.0, team).geometry.no_corners);
+}
+
+}  // namespace
