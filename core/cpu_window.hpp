@@ -119,46 +119,42 @@ class WindowCursor {
   // the corners hold no neighbour (GridGeometry::no_corners), else 2.
   int64_t row_reach(int a) const { return a >= 3 && grid_.geometry.no_corners ? 1 : 2; }
 
-  // cells_at through Grid::cells_below: rows iy - 2 .. iy + 2 of a column
-  // are the keys [ix * ny + max(iy - 2, 0), ix * ny + min(iy + 2, ny - 1)].
-  void read_cells_at(uint32_t c, CellRange rows[kRows]) const {
+  // For each column a of the window, rows[a] = range(x, y0, y1): the cells of
+  // column x, rows y0 .. y1 (iy -+ row_reach(a)); empty outside the grid's
+  // columns 0 .. nx - 1 (the indexed grids know nx).
+  template <class Range>
+  void indexed_cells_at(uint32_t c, CellRange rows[kRows], Range range) const {
     const Cell& k = grid_.cells[c];
-    const uint32_t* below = grid_.cells_below.data();
-    const int64_t ny = grid_.ny;
     for (int a = 0; a < kRows; ++a) {
       const int64_t x = k.ix + kColumn[a];
-      if (x < 0 || x >= grid_.nx) {
-        rows[a] = CellRange{c, c};
-        continue;
-      }
       const int64_t reach = row_reach(a);
-      const int64_t y0 = std::max<int64_t>(k.iy - reach, 0);
-      const int64_t y1 = std::min<int64_t>(k.iy + reach, ny - 1);
-      rows[a] = CellRange{below[x * ny + y0], below[x * ny + y1 + 1]};
+      rows[a] = x < 0 || x >= grid_.nx ? CellRange{c, c} : range(x, k.iy - reach, k.iy + reach);
     }
   }
 
+  // cells_at through Grid::cells_below: rows y0 .. y1 of column x are the
+  // keys [x * ny + max(y0, 0), x * ny + min(y1, ny - 1)].
+  void read_cells_at(uint32_t c, CellRange rows[kRows]) const {
+    const uint32_t* below = grid_.cells_below.data();
+    const int64_t ny = grid_.ny;
+    indexed_cells_at(c, rows, [&](int64_t x, int64_t y0, int64_t y1) {
+      return CellRange{below[x * ny + std::max<int64_t>(y0, 0)],
+                       below[x * ny + std::min<int64_t>(y1, ny - 1) + 1]};
+    });
+  }
+
   // cells_at through Grid::column_first: each column's cells, searched
-  // (binary: a column may hold every cell) for rows iy - 2 .. iy + 2.
+  // (binary: a column may hold every cell) for rows y0 .. y1.
   void column_cells_at(uint32_t c, CellRange rows[kRows]) const {
     const Cell* cells = grid_.cells.data();
-    const Cell& k = cells[c];
     const uint32_t* first = grid_.column_first.data();
-    for (int a = 0; a < kRows; ++a) {
-      const int64_t x = k.ix + kColumn[a];
-      if (x < 0 || x >= grid_.nx) {
-        rows[a] = CellRange{c, c};
-        continue;
-      }
-      const int64_t reach = row_reach(a);
-      const Cell* b = cells + first[x];
+    indexed_cells_at(c, rows, [&](int64_t x, int64_t y0, int64_t y1) {
       const Cell* e = cells + first[x + 1];
-      const Cell* lo =
-          std::partition_point(b, e, [&](const Cell& n) { return n.iy < k.iy - reach; });
-      const Cell* hi =
-          std::partition_point(lo, e, [&](const Cell& n) { return n.iy <= k.iy + reach; });
-      rows[a] = CellRange{static_cast<uint32_t>(lo - cells), static_cast<uint32_t>(hi - cells)};
-    }
+      const Cell* lo = std::partition_point(cells + first[x], e,
+                                            [&](const Cell& n) { return n.iy < y0; });
+      const Cell* hi = std::partition_point(lo, e, [&](const Cell& n) { return n.iy <= y1; });
+      return CellRange{static_cast<uint32_t>(lo - cells), static_cast<uint32_t>(hi - cells)};
+    });
   }
 
   const Grid& grid_;

@@ -61,20 +61,26 @@ TEST(Window, CellsOfTheWindow) {
 
 namespace {
 
+// The CPU grid of the points (xs[i], ys[i]), built by threads threads.
+gd::Grid grid_of(const std::vector<double>& xs, const std::vector<double>& ys, double eps,
+                 int threads) {
+  gd_params params;
+  gd_params_init(&params);
+  gd::CancelToken cancel(params);
+  gd::ThreadTeam team(threads, cancel);
+  return gd::build_grid(gd::PointsView{xs.data(), ys.data(), static_cast<uint32_t>(xs.size())},
+                        eps, team);
+}
+
 // The cells of a grid built from points, with and without cells_below.
 enum class Index { kKeys, kColumns, kNone };
 
 void expect_read_windows_match_search(std::vector<double> xs, std::vector<double> ys, double eps,
                                       Index want) {
-  gd_params params;
-  gd_params_init(&params);
-  gd::CancelToken cancel(params);
-  gd::ThreadTeam team(2, cancel);
-  gd::PointsView pts{xs.data(), ys.data(), static_cast<uint32_t>(xs.size())};
-  gd::Grid read = gd::build_grid(pts, eps, team);
+  gd::Grid read = grid_of(xs, ys, eps, 2);
   ASSERT_EQ(!read.cells_below.empty(), want == Index::kKeys);
   ASSERT_EQ(!read.column_first.empty(), want == Index::kColumns);
-  gd::Grid searched = gd::build_grid(pts, eps, team);
+  gd::Grid searched = grid_of(xs, ys, eps, 2);
   searched.cells_below.clear();
   searched.column_first.clear();
   gd::WindowCursor by_read(read), by_search(searched);
@@ -154,20 +160,16 @@ void expect_no_neighbour_in_corners(double x0, double y0, double eps, double ext
       ys.push_back(cy + (rng() % 2 ? d : -d));
     }
   }
-  gd_params params;
-  gd_params_init(&params);
-  gd::CancelToken cancel(params);
-  gd::ThreadTeam team(1, cancel);
-  gd::PointsView pts{xs.data(), ys.data(), static_cast<uint32_t>(xs.size())};
-  gd::Grid grid = gd::build_grid(pts, eps, team);
+  const gd::Grid grid = grid_of(xs, ys, eps, 1);
+  const uint32_t n = static_cast<uint32_t>(xs.size());
   ASSERT_TRUE(grid.geometry.no_corners);
   uint32_t cell_of_sorted[4000];
   ASSERT_LE(xs.size(), 4000u);
   for (uint32_t c = 0; c < grid.ncells(); ++c)
     for (uint32_t p = grid.start[c]; p < grid.start[c + 1]; ++p) cell_of_sorted[p] = c;
   int corner_pairs = 0;
-  for (uint32_t p = 0; p < pts.n; ++p)
-    for (uint32_t q = 0; q < pts.n; ++q) {
+  for (uint32_t p = 0; p < n; ++p)
+    for (uint32_t q = 0; q < n; ++q) {
       const gd::Cell a = grid.cells[cell_of_sorted[p]], b = grid.cells[cell_of_sorted[q]];
       if (std::llabs(a.ix - b.ix) != 2 || std::llabs(a.iy - b.iy) != 2) continue;
       ++corner_pairs;
@@ -194,13 +196,8 @@ TEST(Window, CornersKeptWhereCoordinatesAreCoarse) {
     xs.push_back(i);
     ys.push_back(i);
   }
-  gd_params params;
-  gd_params_init(&params);
-  gd::CancelToken cancel(params);
-  gd::ThreadTeam team(1, cancel);
-  gd::PointsView pts{xs.data(), ys.data(), static_cast<uint32_t>(xs.size())};
-  EXPECT_FALSE(gd::build_grid(pts, 1.0, team).geometry.no_corners);
-  EXPECT_TRUE(gd::build_grid(pts, 8.0, team).geometry.no_corners);
+  EXPECT_FALSE(grid_of(xs, ys, 1.0, 1).geometry.no_corners);
+  EXPECT_TRUE(grid_of(xs, ys, 8.0, 1).geometry.no_corners);
 }
 
 }  // namespace
