@@ -1,8 +1,6 @@
 // big_alloc.cpp — huge-page-advised anonymous mappings (big_alloc.hpp).
 #include "big_alloc.hpp"
 
-#include "gd_core.h"
-
 #include <sys/mman.h>
 
 #include <cstdint>
@@ -39,13 +37,3 @@ void big_free(void* p, size_t bytes) noexcept {
 }
 
 }  // namespace gd
-
-extern "C" void* gd_big_alloc(size_t bytes) {
-  try {
-    return gd::big_alloc(bytes < 1 ? 1 : bytes);
-  } catch (...) {
-    return nullptr;
-  }
-}
-
-extern "C" void gd_big_free(void* p, size_t bytes) { gd::big_free(p, bytes < 1 ? 1 : bytes); }

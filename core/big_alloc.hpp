@@ -18,14 +18,12 @@
 #include <utility>
 #include <vector>
 
-#include "gd_core.h"
-
 namespace gd {
 
 // Arrays from this size up are mapped on their own: a 256 KiB array costs 64
 // faults on small pages (~1.3 ms on a VM), one on a huge page (zeroing 2 MiB,
 // ~0.1 ms); at most 2 MiB of each live array's mapping is slack.
-constexpr size_t kBigArrayBytes = GD_BIG_ARRAY_BYTES;
+constexpr size_t kBigArrayBytes = size_t{1} << 18;
 
 // bytes >= kBigArrayBytes, rounded up to whole huge pages; throws
 // std::bad_alloc when the mapping fails.

@@ -392,17 +392,6 @@ gd_status	gd_memory_charge(int64_t bytes, const char *what, gd_error *err);
 void		gd_memory_refund(int64_t bytes);
 int64_t		gd_memory_held(void);
 
-/*
- * Arrays of many rows for the glue (core/big_alloc.hpp): an anonymous mapping
- * advised to use transparent huge pages, uninitialised; first touches cost
- * one fault per 2 MiB instead of per 4 KiB.  Worth it from GD_BIG_ARRAY_BYTES
- * up (the core maps its own arrays from there too).  gd_big_alloc returns
- * NULL when the mapping fails; gd_big_free takes the same size.
- */
-#define GD_BIG_ARRAY_BYTES ((size_t) 1 << 18)
-void	   *gd_big_alloc(size_t bytes);
-void		gd_big_free(void *p, size_t bytes);
-
 #ifdef __cplusplus
 }
 #endif

@@ -14,7 +14,6 @@
 #include "utils/memutils.h"
 #include "windowapi.h"
 
-#include "big_arrays.h"
 #include "cluster.h"
 #include "memory_budget.h"
 #include "params.h"
@@ -146,12 +145,12 @@ compute(WindowObject win, const CallSite *site, WindowForm form, int64 nrows,
 		res->ids = gd_alloc_charged(keep, Max(nrows, 1) * res->nvalues * sizeof(int32),
 									"the sweep's ids");
 	if (form == WINDOW_IDS || form == WINDOW_ID_CORE)
-		res->ids = big_array_alloc(keep, Max(nrows, 1) * sizeof(int32));
+		res->ids = MemoryContextAllocHuge(keep, Max(nrows, 1) * sizeof(int32));
 	if (form == WINDOW_POINT_TYPE || form == WINDOW_ID_CORE)
-		res->types = big_array_alloc(keep, Max(nrows, 1));
+		res->types = MemoryContextAllocHuge(keep, Max(nrows, 1));
 	/* point types keep no ids */
 	job.ids = res->ids ? res->ids :
-		big_array_alloc(CurrentMemoryContext, Max(nrows, 1) * sizeof(int32));
+		MemoryContextAllocHuge(CurrentMemoryContext, Max(nrows, 1) * sizeof(int32));
 	job.types = res->types;
 
 	rows_init(&rows, site->input, (RowsFns *) &site->fns, nrows, false, CurrentMemoryContext);
