@@ -70,14 +70,18 @@ gd_status gd_cluster_points_sweep(const double* x, const double* y, const uint8_
 
     // Level k's scratch (the CPU's) is the output of its first request,
     // which emit() writes only after its last read (row ids fill
-    // nrows >= npoints slots).
+    // nrows >= npoints slots).  Where every row is a point the GPU's ranks
+    // are the ids (as in gd_cluster_points): it writes them there itself.
     std::vector<uint32_t*> best(levels.values.size());
     for (size_t k = 0; k < best.size(); ++k)
       best[k] = reinterpret_cast<uint32_t*>(cluster_ids + levels.first_request[k] * nrows);
+    const bool gpu = params->backend == GD_BACKEND_GPU;
+    const bool ids_direct = gpu && npoints == nrows;
     auto emit = [&](size_t level, const uint32_t* rep) {
       const int64_t first = levels.first_request[level];
       int32_t* ids = cluster_ids + first * nrows;
-      gd::assign_ids(row_kind, nrows, rep, minpoints[first], ids);
+      if (!(ids_direct && rep == best[level]))
+        gd::assign_ids(row_kind, nrows, rep, minpoints[first], ids);
       for (int64_t k = first + 1; k < nminpoints; ++k)
         if (levels.of_request[k] == level)
           std::memcpy(cluster_ids + k * nrows, ids, sizeof(int32_t) * nrows);
@@ -85,8 +89,9 @@ gd_status gd_cluster_points_sweep(const double* x, const double* y, const uint8_
 
     CompactPoints pts(x, y, row_kind, nrows, npoints);
     gd::CancelToken cancel(*params);
-    if (params->backend == GD_BACKEND_GPU)
-      gd::gpu_sweep(pts.view(), params->eps, levels.values, *params, cancel, emit, st);
+    if (gpu)
+      gd::gpu_sweep(pts.view(), params->eps, levels.values, *params, cancel,
+                    ids_direct ? best.data() : nullptr, emit, st);
     else
       gd::cpu_sweep(pts.view(), params->eps, levels.values, *params, cancel, best.data(), emit,
                     st);

@@ -11,7 +11,7 @@ void gpu_cluster(const PointsView&, const gd_params&, const CancelToken&, uint32
 }
 
 void gpu_sweep(const PointsView&, double, const std::vector<int64_t>&, const gd_params&,
-               const CancelToken&, const SweepEmit&, gd_run_stats&) {
+               const CancelToken&, uint32_t* const*, const SweepEmit&, gd_run_stats&) {
   throw Error(GD_ERR_NO_DEVICE, "gpu_dbscan was built without CUDA");
 }
 

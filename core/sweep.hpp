@@ -52,12 +52,15 @@ void cpu_sweep(const PointsView& pts, double eps, const std::vector<int64_t>& le
 
 // The GPU back end's sweep (cuda/sweep.cu; the stub throws GD_ERR_NO_DEVICE
 // without CUDA): the same levels and emits as cpu_sweep, the same ids for
-// every level as gpu_cluster (and so as cpu_cluster), no scratch needed;
-// stats->backend is GD_BACKEND_GPU.  emit may be called from a helper
-// thread (never two calls at once, all done when gpu_sweep returns): it
-// must only write level's own output.
+// every level as gpu_cluster (and so as cpu_cluster), with rep the cluster
+// ranks; stats->backend is GD_BACKEND_GPU.  out, when not null, lends
+// pts.n entries per level: the level's ranks are copied from the device
+// straight into out[level], and emit gets rep == out[level] (where every
+// row is a point the ranks are the ids, so the output is written once).
+// emit may be called from a helper thread (never two calls at once, all
+// done when gpu_sweep returns): it must only write level's own output.
 void gpu_sweep(const PointsView& pts, double eps, const std::vector<int64_t>& levels,
-               const gd_params& params, const CancelToken& cancel, const SweepEmit& emit,
-               gd_run_stats& stats);
+               const gd_params& params, const CancelToken& cancel, uint32_t* const* out,
+               const SweepEmit& emit, gd_run_stats& stats);
 
 }  // namespace gd

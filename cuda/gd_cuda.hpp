@@ -72,11 +72,12 @@ void cluster_host(const PointsView& pts, const gd_params& params, const CancelTo
                   RunInfo* info = nullptr, uint8_t* core = nullptr);
 
 // gd::gpu_sweep with options (sweep.cu): levels distinct, ascending, each
-// >= 1; emit(level, rep) once per level, rep as cluster_host's.
-// opts.max_strip_points forces the value-by-value strip path.
+// >= 1; emit(level, rep) once per level, rep as cluster_host's (out[level]
+// where out is given).  opts.max_strip_points forces the value-by-value
+// strip path.
 void sweep_host(const PointsView& pts, double eps, const std::vector<int64_t>& levels,
-                const gd_params& params, const CancelToken& cancel, const SweepEmit& emit,
-                gd_run_stats& stats, const Options& opts);
+                const gd_params& params, const CancelToken& cancel, uint32_t* const* out,
+                const SweepEmit& emit, gd_run_stats& stats, const Options& opts);
 
 // Same as cluster_host, with x, y and rep in device memory (of params.device); stats.t_transfer
 // stays 0.  Used by the benchmark to time the core alone.

@@ -76,12 +76,7 @@ void cluster_whole(RunContext& ctx, const PointsView& pts, const gd_params& para
   device_buffer<double> dx, dy;
   Bounds bounds;
   sw.lap();
-  TransferPlan plan;
-  plan.chunk_points = opts.chunk_points;
-  plan.direct = opts.transfer_mode == 1;
-  // the lanes' host threads count as clustering threads (gpu_dbscan.threads)
-  plan.copy_threads =
-      opts.transfer_mode == 2 ? 1 : static_cast<unsigned>(std::max(params.threads, 0));
+  const TransferPlan plan = transfer_plan(opts, params);
   upload_points(ctx, pts.x, pts.y, pts.n, plan, &dx, &dy, &bounds);
   stats.t_transfer += sw.lap();
   // Core flags for point types: given order, copied back once with the ids.
@@ -99,6 +94,16 @@ void cluster_whole(RunContext& ctx, const PointsView& pts, const gd_params& para
 }
 
 }  // namespace
+
+TransferPlan transfer_plan(const Options& opts, const gd_params& params) {
+  TransferPlan plan;
+  plan.chunk_points = opts.chunk_points;
+  plan.direct = opts.transfer_mode == 1;
+  // the lanes' host threads count as clustering threads (gpu_dbscan.threads)
+  plan.copy_threads =
+      opts.transfer_mode == 2 ? 1 : static_cast<unsigned>(std::max(params.threads, 0));
+  return plan;
+}
 
 // A lower bound of the run's peak, known before anything is allocated: when
 // the sorted coordinates are gathered, the unsorted coordinates (16 bytes a

@@ -122,6 +122,13 @@ Bounds device_bounds(RunContext& ctx, const double* dx, const double* dy, uint32
 // Copies the per-point representatives back.
 void download_reps(RunContext& ctx, const uint32_t* d_rep, uint32_t n, uint32_t* rep,
                    const TransferPlan& plan);
+// The same for representatives already complete (the run's stream waited
+// for), from any thread, without touching the run's stream: the lanes, or
+// plain copies on `stream`.  The thread that owns the run may queue more
+// work on its stream meanwhile (the sweep downloads one value while the
+// device clusters the next).  Returns once rep holds them.
+void download_ready_reps(RunContext& ctx, cudaStream_t stream, const uint32_t* d_rep, uint32_t n,
+                         uint32_t* rep, const TransferPlan& plan);
 // Frees the process's lanes (before its context is reset).
 void drop_lanes() noexcept;
 

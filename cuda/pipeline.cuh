@@ -47,6 +47,9 @@ device_buffer<uint32_t> join_and_claim(RunContext& ctx, const GridView& g, const
                                        const uint8_t* trusted, int64_t minpoints, uint32_t nb,
                                        gd_run_stats& stats, Stopwatch& sw);
 
+// How a run copies points up and representatives down (Options::transfer_mode).
+TransferPlan transfer_plan(const Options& opts, const gd_params& params);
+
 // Device memory that the run's sort stage needs for n points (a lower bound
 // of its peak, known before anything is allocated).
 size_t gather_stage_bytes(uint32_t n);

@@ -6,7 +6,7 @@
 //   -> counts: each point's neighbours, capped at M (core_flags.cu)
 //   -> per value m, largest first: core = count >= m, then the stages of one
 //      clustering (join_and_claim, final_reps, rank_reps) over the same
-//      grid -> download the ranks -> emit
+//      grid -> download the ranks -> emit (beside the next value's stages)
 //
 // Why each value's ids are exactly those of one clustering at m: a point
 // sees at least m points iff its count capped at M >= m is >= m (m <= M),
@@ -17,8 +17,10 @@
 // the number of points make no point core (all noise, no search), as one
 // clustering does (api.cpp).
 //
-// Each value's ids are numbered on the host (emit) on a helper thread while
-// the device works on the next value.
+// Each value's ranks are copied down (through the lanes, transfer.cu, into
+// the caller's output where it lends one: the ranks are the ids when every
+// row is a point) and emitted on a helper thread while the device clusters
+// the next value.
 //
 // The rest of one value's work is the union and the claimer scans, which
 // test distances again: no pair list is kept (it would take memory the
@@ -56,20 +58,19 @@ void reset_stats(gd_run_stats& stats, uint32_t n) {
 }
 
 // levels[0..last), each >= 1, ascending, the largest at most pts.n (or 1).
-void sweep_whole(RunContext& ctx, const PointsView& pts, double eps,
+void sweep_whole(RunContext& ctx, const PointsView& pts, const gd_params& params,
                  const std::vector<int64_t>& levels, size_t last, const Options& opts,
-                 const SweepEmit& emit, gd_run_stats& stats) {
+                 uint32_t* const* out, const SweepEmit& emit, gd_run_stats& stats) {
   const uint32_t n = pts.n;
   Stopwatch sw;
   device_buffer<double> dx, dy;
   Bounds bounds;
-  TransferPlan plan;
-  plan.direct = true;
+  const TransferPlan plan = transfer_plan(opts, params);
   upload_points(ctx, pts.x, pts.y, n, plan, &dx, &dy, &bounds);
   stats.t_transfer += sw.lap();
 
   const int64_t top = levels[last - 1];
-  Grid grid = build_grid(ctx, dx.data(), dy.data(), n, bounds, eps, top, stats, &dx, &dy);
+  Grid grid = build_grid(ctx, dx.data(), dy.data(), n, bounds, params.eps, top, stats, &dx, &dy);
   stats.t_sort += sw.lap();
   GridView g = grid.view();
   const uint32_t nb = plan_batches(grid.work, n, opts);
@@ -86,12 +87,17 @@ void sweep_whole(RunContext& ctx, const PointsView& pts, double eps,
   stats.t_core += sw.lap();
 
   auto core = ctx.alloc<uint8_t>(n, "sweep core flags");
-  auto d_rep = ctx.alloc<uint32_t>(n, "sweep representatives");
-  // Two host buffers: value k's ids are numbered on a helper thread (emit:
-  // assign_ids over every row) while the device works on the next value.
-  // One emit at a time; pending is joined before the next one starts and
-  // before the buffers go (declared after them: destroyed first).
-  std::vector<uint32_t> reps[2] = {std::vector<uint32_t>(n), std::vector<uint32_t>(n)};
+  // Two sets of representatives: value k's are copied down (into out[k], or
+  // a host buffer of the sweep's) and emitted on a helper thread while the
+  // device clusters the next value into the other.  One copy at a time;
+  // pending is joined before the next one starts and before the buffers go
+  // (declared after them: destroyed first).
+  device_buffer<uint32_t> d_rep[2] = {ctx.alloc<uint32_t>(n, "sweep representatives"),
+                                      ctx.alloc<uint32_t>(n, "sweep representatives")};
+  std::vector<uint32_t> own[2];
+  if (out == nullptr) own[0].resize(n), own[1].resize(n);
+  Stream copies;     // plain copies of small sets
+  double down_s = 0;  // the helper's copies, written by it alone while pending
   std::future<void> pending;
   for (size_t k = last; k-- > 0;) {
     const int64_t m = levels[k];
@@ -103,39 +109,46 @@ void sweep_whole(RunContext& ctx, const PointsView& pts, double eps,
       GD_CHECK_LAUNCH("core_from_counts_kernel");
     }
     stats.t_core += sw.lap();
+    uint32_t* rep = d_rep[k & 1].data();
     {
       device_buffer<uint32_t> parent =
           join_and_claim(ctx, g, core.data(), nullptr, m, nb, stats, sw);
-      final_reps(ctx, g, core.data(), parent.data(), d_rep.data());
+      final_reps(ctx, g, core.data(), parent.data(), rep);
     }
-    rank_reps(ctx, n, d_rep.data());
+    rank_reps(ctx, n, rep);
     trace_point(ctx.stream(), "sweep: one value");
     ctx.wait();
     stats.t_label += sw.lap();
-    std::vector<uint32_t>& rep = reps[k & 1];
-    download_reps(ctx, d_rep.data(), n, rep.data(), plan);
-    stats.t_transfer += sw.lap();
-    if (pending.valid()) pending.get();  // rethrows what the emit threw
-    pending = std::async(std::launch::async, [&emit, k, &rep] { emit(k, rep.data()); });
+    if (pending.valid()) pending.get();  // rethrows what the copy or the emit threw
+    uint32_t* host = out != nullptr ? out[k] : own[k & 1].data();
+    pending = std::async(std::launch::async, [&ctx, &copies, &emit, &down_s, &plan, rep, n, host, k] {
+      Stopwatch w;
+      download_ready_reps(ctx, copies, rep, n, host, plan);
+      down_s += w.lap();
+      emit(k, host);
+    });
     stats.t_label += sw.lap();
   }
   if (pending.valid()) pending.get();
   stats.t_label += sw.lap();
+  stats.t_transfer += down_s;
 }
 
 // Each value on its own through the strip path (max_points as for
 // cluster_in_strips).
 void sweep_in_strips(RunContext& ctx, const PointsView& pts, const gd_params& params,
                      const std::vector<int64_t>& levels, size_t last, const Options& opts,
-                     uint64_t max_points, const SweepEmit& emit, gd_run_stats& stats) {
-  std::vector<uint32_t> rep(pts.n);
+                     uint64_t max_points, uint32_t* const* out, const SweepEmit& emit,
+                     gd_run_stats& stats) {
+  std::vector<uint32_t> own(out != nullptr ? 0 : pts.n);
   int64_t strips = 0;
   for (size_t k = last; k-- > 0;) {
     gd_params one = params;
     one.minpoints = levels[k];
-    cluster_in_strips(ctx, pts, one, rep.data(), stats, opts, nullptr, max_points);
+    uint32_t* rep = out != nullptr ? out[k] : own.data();
+    cluster_in_strips(ctx, pts, one, rep, stats, opts, nullptr, max_points);
     strips += stats.strips;
-    emit(k, rep.data());
+    emit(k, rep);
   }
   stats.strips = strips;
 }
@@ -143,8 +156,8 @@ void sweep_in_strips(RunContext& ctx, const PointsView& pts, const gd_params& pa
 }  // namespace
 
 void sweep_host(const PointsView& pts, double eps, const std::vector<int64_t>& levels,
-                const gd_params& params, const CancelToken& cancel, const SweepEmit& emit,
-                gd_run_stats& stats, const Options& opts) {
+                const gd_params& params, const CancelToken& cancel, uint32_t* const* out,
+                const SweepEmit& emit, gd_run_stats& stats, const Options& opts) {
   Stopwatch total;
   reset_stats(stats, pts.n);
   const size_t last = emit_trivial_levels(levels, pts.n, emit);
@@ -154,15 +167,15 @@ void sweep_host(const PointsView& pts, double eps, const std::vector<int64_t>& l
   p.eps = eps;
   RunContext ctx(p.device, p.device_memory_budget, cancel);
   if (opts.max_strip_points != 0 || gather_stage_bytes(pts.n) > ctx.budget_limit()) {
-    sweep_in_strips(ctx, pts, p, levels, last, opts, opts.max_strip_points, emit, stats);
+    sweep_in_strips(ctx, pts, p, levels, last, opts, opts.max_strip_points, out, emit, stats);
   } else {
     try {
-      sweep_whole(ctx, pts, eps, levels, last, opts, emit, stats);
+      sweep_whole(ctx, pts, p, levels, last, opts, out, emit, stats);
     } catch (const Error& e) {
       if (e.status() != GD_ERR_DEVICE_NOMEM) throw;
       // Values already emitted are emitted again, with the same ids.
       reset_stats(stats, pts.n);
-      sweep_in_strips(ctx, pts, p, levels, last, opts, pts.n / 2, emit, stats);
+      sweep_in_strips(ctx, pts, p, levels, last, opts, pts.n / 2, out, emit, stats);
     }
   }
   stats.t_total = total.lap();
@@ -171,10 +184,10 @@ void sweep_host(const PointsView& pts, double eps, const std::vector<int64_t>& l
 }  // namespace cuda
 
 void gpu_sweep(const PointsView& pts, double eps, const std::vector<int64_t>& levels,
-               const gd_params& params, const CancelToken& cancel, const SweepEmit& emit,
-               gd_run_stats& stats) {
+               const gd_params& params, const CancelToken& cancel, uint32_t* const* out,
+               const SweepEmit& emit, gd_run_stats& stats) {
   try {
-    cuda::sweep_host(pts, eps, levels, params, cancel, emit, stats, cuda::Options());
+    cuda::sweep_host(pts, eps, levels, params, cancel, out, emit, stats, cuda::Options());
   } catch (const Error& e) {
     // As gpu_cluster: a device error may leave the context unusable.
     if (e.status() == GD_ERR_DEVICE || e.status() == GD_ERR_DEVICE_NOMEM) {

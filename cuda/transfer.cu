@@ -194,33 +194,46 @@ size_t piece_bytes(const TransferPlan& plan, size_t unit) {
   return std::max<size_t>(unit, std::min(kHalfBytes, size_t{plan.chunk_points} * unit));
 }
 
-// Runs fn(lane, t) on `count` lanes, lane t on thread t; the lanes' streams
-// first wait for `after` (work queued on the main stream), and the main
-// stream then waits for theirs.
+// Runs fn(lane, t) on `count` lanes, lane t on thread t.  kMainStream: the
+// lanes' streams first wait for the work queued on the run's stream, which
+// then waits for theirs.  kReady (the data is complete, the run's stream is
+// the caller's thread's to queue more on meanwhile): neither waits for the
+// other, and the lanes' streams are drained before this returns.
+enum class LaneOrder { kMainStream, kReady };
+
 template <class F>
-void on_lanes(RunContext& ctx, unsigned count, F&& fn) {
+void on_lanes(RunContext& ctx, unsigned count, F&& fn, LaneOrder order = LaneOrder::kMainStream) {
   std::lock_guard<std::mutex> hold(lanes_mutex);
   int device = 0;
   CUDA_TRY(cudaGetDevice(&device));
   Lanes& lanes = lanes_for(device);
+  const bool main = order == LaneOrder::kMainStream;
   Event ready;
-  CUDA_TRY(cudaEventRecord(ready, ctx.stream()));
-  for (unsigned t = 0; t < count; ++t) CUDA_TRY(cudaStreamWaitEvent(lanes[t].stream, ready, 0));
-  // Every lane's stream is joined back into the main stream, also when a lane
-  // failed, so that the run's buffers are freed only after the copies.
+  if (main) {
+    CUDA_TRY(cudaEventRecord(ready, ctx.stream()));
+    for (unsigned t = 0; t < count; ++t) CUDA_TRY(cudaStreamWaitEvent(lanes[t].stream, ready, 0));
+  }
+  // Every lane's stream is joined back (into the main stream, or drained),
+  // also when a lane failed, so that the run's buffers are freed only after
+  // the copies.
   struct Join {
     cudaStream_t main;
     Lanes& lanes;
     unsigned count;
+    bool into_main;
     ~Join() {
       for (unsigned t = 0; t < count; ++t) {
+        if (!into_main) {
+          (void)cudaStreamSynchronize(lanes[t].stream);
+          continue;
+        }
         cudaEvent_t e;
         if (cudaEventCreateWithFlags(&e, cudaEventDisableTiming) != cudaSuccess) continue;
         if (cudaEventRecord(e, lanes[t].stream) == cudaSuccess) (void)cudaStreamWaitEvent(main, e, 0);
         (void)cudaEventDestroy(e);
       }
     }
-  } join{ctx.stream(), lanes, count};
+  } join{ctx.stream(), lanes, count, main};
   ThreadTeam team(static_cast<int>(count), ctx.cancel());
   team.run([&](int t) {
     CUDA_TRY(cudaSetDevice(device));  // a fresh thread starts on device 0
@@ -231,6 +244,13 @@ void on_lanes(RunContext& ctx, unsigned count, F&& fn) {
 // [begin, end) of n items for lane t of count.
 uint64_t share(uint64_t n, unsigned t, unsigned count) {
   return static_cast<uint64_t>((static_cast<unsigned __int128>(n) * t) / count);
+}
+
+// Lane t's share of n representatives on their way down.
+Span reps_share(const uint32_t* d_rep, uint32_t n, uint32_t* rep, unsigned t, unsigned count) {
+  uint64_t a = share(n, t, count), e = share(n, t + 1, count);
+  return Span{reinterpret_cast<const char*>(d_rep + a), reinterpret_cast<char*>(rep + a),
+              sizeof(uint32_t) * (e - a)};
 }
 
 }  // namespace
@@ -284,14 +304,28 @@ void download_reps(RunContext& ctx, const uint32_t* d_rep, uint32_t n, uint32_t*
     ctx.wait();
     return;
   }
-  size_t piece = piece_bytes(plan, sizeof(uint32_t));
   on_lanes(ctx, lane_count(plan, bytes), [&](Lane& l, unsigned t, unsigned count) {
-    uint64_t a = share(n, t, count), e = share(n, t + 1, count);
-    Span span{reinterpret_cast<const char*>(d_rep + a), reinterpret_cast<char*>(rep + a),
-              sizeof(uint32_t) * (e - a)};
-    lane_down(l, span, piece, ctx.cancel());
+    lane_down(l, reps_share(d_rep, n, rep, t, count), piece_bytes(plan, sizeof(uint32_t)),
+              ctx.cancel());
   });
   ctx.wait();
+}
+
+void download_ready_reps(RunContext& ctx, cudaStream_t stream, const uint32_t* d_rep, uint32_t n,
+                         uint32_t* rep, const TransferPlan& plan) {
+  size_t bytes = sizeof(uint32_t) * n;
+  if (plan.direct || (bytes < kLaneMinBytes && plan.chunk_points == 0)) {
+    CUDA_TRY(cudaMemcpyAsync(rep, d_rep, bytes, cudaMemcpyDeviceToHost, stream));
+    CUDA_TRY(cudaStreamSynchronize(stream));
+    return;
+  }
+  on_lanes(
+      ctx, lane_count(plan, bytes),
+      [&](Lane& l, unsigned t, unsigned count) {
+        lane_down(l, reps_share(d_rep, n, rep, t, count), piece_bytes(plan, sizeof(uint32_t)),
+                  ctx.cancel());
+      },
+      LaneOrder::kReady);
 }
 
 }  // namespace cuda

@@ -6,6 +6,7 @@
 // Skipped where no GPU is usable.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <initializer_list>
 #include <utility>
@@ -298,7 +299,7 @@ TEST(GpuSweepStrips, ValueByValueMatchesCpu) {
   opts.max_strip_points = r.size() / 4;
   gd_run_stats st{};
   std::vector<int> seen(levels.size(), 0);
-  gd::cuda::sweep_host(view(r), 1.0, levels, p, none,
+  gd::cuda::sweep_host(view(r), 1.0, levels, p, none, nullptr,
                        [&](size_t k, const uint32_t* rep) {
                          ++seen[k];
                          std::vector<uint32_t> v(rep, rep + r.size());
@@ -309,6 +310,86 @@ TEST(GpuSweepStrips, ValueByValueMatchesCpu) {
   EXPECT_EQ(seen, std::vector<int>(levels.size(), 1));
   EXPECT_EQ(st.backend, GD_BACKEND_GPU);
   EXPECT_GE(st.strips, 3);
+}
+
+// How each value's ranks come down: through the lanes (chunk_points sends
+// even a small set through them), plain copies, or one lane; into the
+// caller's memory (out) or the sweep's own; each value's ranks are those of
+// one cluster_host at that value with default options.
+TEST(GpuSweepTransfers, EveryCopyModeGivesOneCallsRanks) {
+  GD_REQUIRE_GPU();
+  Rows r = blob_rows(30000, 40, 300.0, 2.0, 77);
+  const std::vector<int64_t> levels{1, 2, 3, 5, 8, 13, 21};
+  gd_params p = params_for(1.0, 0);
+  gd::CancelToken none(p);
+  std::vector<std::vector<uint32_t>> want(levels.size(), std::vector<uint32_t>(r.size()));
+  for (size_t k = 0; k < levels.size(); ++k) {
+    gd_params one = params_for(1.0, levels[k]);
+    gd_run_stats st{};
+    gd::cuda::cluster_host(view(r), one, none, want[k].data(), st, gd::cuda::Options());
+  }
+  struct Mode {
+    uint32_t chunk_points;
+    int transfer_mode;
+    bool out;
+  };
+  for (Mode mode : {Mode{0, 0, true}, Mode{0, 0, false}, Mode{512, 0, true}, Mode{512, 0, false},
+                    Mode{777, 2, true}, Mode{0, 1, true}, Mode{0, 1, false}}) {
+    gd::cuda::Options opts;
+    opts.chunk_points = mode.chunk_points;
+    opts.transfer_mode = mode.transfer_mode;
+    std::vector<std::vector<uint32_t>> got(levels.size(),
+                                           std::vector<uint32_t>(r.size(), 0xdeadbeefu));
+    std::vector<uint32_t*> out;
+    for (auto& g : got) out.push_back(g.data());
+    std::vector<int> seen(levels.size(), 0);
+    gd_run_stats st{};
+    gd::cuda::sweep_host(
+        view(r), 1.0, levels, p, none, mode.out ? out.data() : nullptr,
+        [&](size_t k, const uint32_t* rep) {
+          ++seen[k];
+          if (mode.out) EXPECT_EQ(rep, got[k].data()) << "level " << k;
+          else std::copy(rep, rep + r.size(), got[k].begin());
+        },
+        st, opts);
+    const std::string what = "chunk " + std::to_string(mode.chunk_points) + " mode " +
+                             std::to_string(mode.transfer_mode) + (mode.out ? " out" : " own");
+    EXPECT_EQ(seen, std::vector<int>(levels.size(), 1)) << what;
+    for (size_t k = 0; k < levels.size(); ++k)
+      EXPECT_TRUE(got[k] == want[k]) << what << ", minpoints " << levels[k];
+  }
+}
+
+// Large enough that every value's ranks go down through the lanes by
+// size (above 4 MiB), through gd_cluster_points_sweep: written straight
+// into the output where every row is a point, numbered by assign_ids where
+// a NULL row is among them; each value's ids are those of one
+// gd_cluster_points on the GPU.
+TEST(GpuSweepLarge, IdsOfEveryValueMatchOneCalls) {
+  GD_REQUIRE_GPU();
+  Rows r = uniform_rows(1500000, 0, 700, 5);
+  const std::vector<int64_t> values{9, 2, 17, 5, 9};
+  for (bool with_null : {false, true}) {
+    if (with_null) r.add(NAN, NAN, GD_ROW_NULL);
+    Swept s = sweep(r, 1.0, values, GD_BACKEND_GPU);
+    EXPECT_EQ(s.stats.backend, GD_BACKEND_GPU);
+    for (size_t k = 0; k < values.size(); ++k) {
+      gd_params p;
+      gd_params_init(&p);
+      p.eps = 1.0;
+      p.minpoints = values[k];
+      p.backend = GD_BACKEND_GPU;
+      std::vector<int32_t> want(r.size(), -7);
+      gd_error err{};
+      ASSERT_EQ(gd_cluster_points(r.x.data(), r.y.data(), r.kinds.data(),
+                                  static_cast<int64_t>(r.size()), &p, want.data(), nullptr, &err),
+                GD_OK)
+          << err.message;
+      std::vector<int32_t> got(s.ids.begin() + k * r.size(), s.ids.begin() + (k + 1) * r.size());
+      EXPECT_EQ(first_difference(got, want), -1)
+          << "minpoints " << values[k] << (with_null ? " with a NULL row" : "");
+    }
+  }
 }
 
 #endif  // GD_HAVE_CUDA
