@@ -147,8 +147,8 @@ device_buffer<uint32_t> cluster_on_device(RunContext& ctx, const double* dx, con
   ctx.wait();
   stats.t_core += sw.lap();
 
-  device_buffer<uint32_t> parent =
-      join_and_claim(ctx, g, core.data(), trusted.data(), minpoints, nb, stats, sw);
+  auto parent = ctx.alloc<uint32_t>(n, "union-find parents");
+  join_and_claim(ctx, g, core.data(), trusted.data(), minpoints, nb, stats, sw, parent.data());
   trusted.reset();
   // The cell of each point is no longer needed: its buffer takes the
   // representatives when the caller gave none.
@@ -242,24 +242,22 @@ void cluster_split(const std::vector<int>& devs, const PointsView& pts, const gd
 // Core flags (sorted order) -> parent[]: the core sets joined (union-find
 // over sorted indexes), each border point's entry its first claimer
 // (kNone: noise).  Shared by one clustering and each value of a sweep.
-device_buffer<uint32_t> join_and_claim(RunContext& ctx, const GridView& g, const uint8_t* core,
-                                       const uint8_t* trusted, int64_t minpoints, uint32_t nb,
-                                       gd_run_stats& stats, Stopwatch& sw) {
+void join_and_claim(RunContext& ctx, const GridView& g, const uint8_t* core,
+                    const uint8_t* trusted, int64_t minpoints, uint32_t nb, gd_run_stats& stats,
+                    Stopwatch& sw, uint32_t* parent, const UnionStep& step) {
   // Claimers (minpoints > 1 only: with fewer every point is core and pairs
   // are joined when either side sees the other) start from each cell's
   // smallest core.
   device_buffer<uint64_t> cell_min_core;
   if (minpoints > 1) cell_min_core = smallest_cores(ctx, g, core);
   trace_point(ctx.stream(), "smallest cores");
-  auto parent = ctx.alloc<uint32_t>(g.n, "union-find parents");
-  union_core_pairs(ctx, g, core, cell_min_core.data(), trusted, minpoints, nb, parent.data());
+  union_core_pairs(ctx, g, core, cell_min_core.data(), trusted, minpoints, nb, parent, step);
   trace_point(ctx.stream(), "union");
   ctx.wait();
   stats.t_union += sw.lap();
 
-  if (minpoints > 1) assign_borders(ctx, g, core, cell_min_core.data(), nb, parent.data());
+  if (minpoints > 1) assign_borders(ctx, g, core, cell_min_core.data(), nb, parent);
   trace_point(ctx.stream(), "borders");
-  return parent;
 }
 
 // Points that do not fit the budget in one piece (too many for the sort

@@ -150,13 +150,26 @@ void core_counts(RunContext& ctx, const GridView& g, uint32_t cap, uint32_t nbat
 // claimers.cuh's core_key (kNoCore for a cell without one).
 device_buffer<uint64_t> smallest_cores(RunContext& ctx, const GridView& g, const uint8_t* core);
 
+// How union_core_pairs starts.  A full run: parent[] is set afresh.  A
+// sweep step (from_previous, minpoints > 1, no strip): parent[] holds the
+// union-find of the previous, larger minpoints value over its core points,
+// and core[i] is 2 for a point that is core now and was not then (1 for one
+// core at both); only pairs with such a point are tested (union_find.cu
+// says why that is exact unless the claimer rule decides a pair).
+// claimer_used (device, null: not asked) is set to 1 when the claimer rule
+// decided some pair.
+struct UnionStep {
+  bool from_previous = false;
+  int* claimer_used = nullptr;
+};
+
 // union_find.cu: parent[] over sorted indices (set here, then the core
 // pairs joined).  cell_min_core (smallest_cores) is needed when minpoints > 1;
 // trusted (sorted order, null: all) limits the pairs to those of two trusted
 // points.
 void union_core_pairs(RunContext& ctx, const GridView& g, const uint8_t* core,
                       const uint64_t* cell_min_core, const uint8_t* trusted, int64_t minpoints,
-                      uint32_t nbatches, uint32_t* parent);
+                      uint32_t nbatches, uint32_t* parent, const UnionStep& step = UnionStep());
 
 // labels.cu: borders then final representatives in original point order.
 void assign_borders(RunContext& ctx, const GridView& g, const uint8_t* core,

@@ -22,9 +22,11 @@
 // row is a point) and emitted on a helper thread while the device clusters
 // the next value.
 //
-// The rest of one value's work is the union and the claimer scans, which
-// test distances again: no pair list is kept (it would take memory the
-// one-clustering path never needs).  A set that does not fit the budget in
+// The union-find of one value is the next value's start: only the pairs
+// that its new core points bring are tested (UnionStep, union_find.cu),
+// unless the claimer rule decided a pair (then the next value starts
+// afresh).  Each value's borders are claimed anew.  No pair list is kept
+// (it would take memory the one-clustering path never needs).  A set that does not fit the budget in
 // one piece is swept value by value through the strip path (strips.cu): the
 // same ids, without the shared count.
 #include <algorithm>
@@ -42,11 +44,14 @@ namespace cuda {
 
 namespace {
 
+// Core at m: 2 when not core at the previous, larger value `above` (new),
+// 1 when core at both, 0 when not core (UnionStep's marks).
 __global__ void core_from_counts_kernel(const uint32_t* __restrict__ counts, uint32_t n,
-                                        uint32_t m, uint8_t* __restrict__ core) {
+                                        uint32_t m, uint32_t above, uint8_t* __restrict__ core) {
   uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  core[i] = counts[i] >= m ? 1 : 0;
+  const uint32_t c = counts[i];
+  core[i] = c < m ? 0 : c < above ? 2 : 1;
 }
 
 void reset_stats(gd_run_stats& stats, uint32_t n) {
@@ -87,6 +92,13 @@ void sweep_whole(RunContext& ctx, const PointsView& pts, const gd_params& params
   stats.t_core += sw.lap();
 
   auto core = ctx.alloc<uint8_t>(n, "sweep core flags");
+  // The union-find goes from one value to the next (UnionStep) while no
+  // pair was decided by the claimer rule (which random data never meets)
+  // and the value is above 1 (single linkage joins other pairs).
+  auto parent = ctx.alloc<uint32_t>(n, "union-find parents");
+  auto claimer_used = ctx.alloc<int>(1, "claimer rule flag");
+  bool from_previous = false;
+  uint32_t above = UINT32_MAX;  // the previous value (none yet: every core point is new)
   // Two sets of representatives: value k's are copied down (into out[k], or
   // a host buffer of the sweep's) and emitted on a helper thread while the
   // device clusters the next value into the other.  One copy at a time;
@@ -105,19 +117,25 @@ void sweep_whole(RunContext& ctx, const PointsView& pts, const gd_params& params
       CUDA_TRY(cudaMemsetAsync(core.data(), 1, n, ctx.stream()));
     } else {
       core_from_counts_kernel<<<grid_for(n), kBlock, 0, ctx.stream()>>>(
-          counts.data(), n, static_cast<uint32_t>(m), core.data());
+          counts.data(), n, static_cast<uint32_t>(m), above, core.data());
       GD_CHECK_LAUNCH("core_from_counts_kernel");
     }
     stats.t_core += sw.lap();
     uint32_t* rep = d_rep[k & 1].data();
-    {
-      device_buffer<uint32_t> parent =
-          join_and_claim(ctx, g, core.data(), nullptr, m, nb, stats, sw);
-      final_reps(ctx, g, core.data(), parent.data(), rep);
-    }
+    UnionStep step;
+    step.from_previous = from_previous && m > 1;
+    step.claimer_used = claimer_used.data();
+    CUDA_TRY(cudaMemsetAsync(claimer_used.data(), 0, sizeof(int), ctx.stream()));
+    join_and_claim(ctx, g, core.data(), nullptr, m, nb, stats, sw, parent.data(), step);
+    final_reps(ctx, g, core.data(), parent.data(), rep);
     rank_reps(ctx, n, rep);
+    int used = 1;
+    CUDA_TRY(cudaMemcpyAsync(&used, claimer_used.data(), sizeof used, cudaMemcpyDeviceToHost,
+                             ctx.stream()));
     trace_point(ctx.stream(), "sweep: one value");
     ctx.wait();
+    from_previous = used == 0 && m > 1;
+    above = static_cast<uint32_t>(m);
     stats.t_label += sw.lap();
     if (pending.valid()) pending.get();  // rethrows what the copy or the emit threw
     uint32_t* host = out != nullptr ? out[k] : own[k & 1].data();

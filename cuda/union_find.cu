@@ -50,6 +50,18 @@
 // cell's search (most cells of a sparse grid are small and tight, since the
 // cell's diagonal is about eps; those of a dense one large).
 //
+// The sweep (sweep.cu) goes from one minpoints value to the next smaller
+// one with the union-find of the first kept (UnionStep): only the core
+// points new at this value (core[i] == 2) bring pairs to test.  A pair of
+// two points core at both values is decided alike at both, by where they
+// lie and their row order, except through the claimer rule, whose answer
+// depends on the core set: so every pair decided by it sets a flag, and the
+// caller takes the next value afresh.  A pair left untested because its two
+// sets were one already stays one.  Cells with a new core point are marked
+// (changed[]): a pair of cells, a point and a cell, or two points are
+// tested only when one side holds a new core point; a new point of a tight
+// cell joins the cell's set at initialisation.
+//
 // A strip run (strips.cu) passes trusted[]: then only pairs of two trusted
 // points are tested, since only their core flags and claimers are known
 // exactly in the strip (a dense cell's own set, and a cell every point of
@@ -77,6 +89,12 @@ constexpr uint32_t kSmallTight = 16;
 constexpr uint32_t kLargeTight = 4096;
 
 enum : uint8_t { kLoose = 0, kSmall = 1, kLarge = 2, kHuge = 3 };
+
+// A sweep step as the kernels see it (changed null: a full run).
+struct UnionStepView {
+  const uint8_t* changed;  // per cell: holds a core point new at this value
+  int* claimer_used;
+};
 
 // Each cell's class and representative (its first core point, kNone when it
 // has none); a tight cell without a core point is left loose (nothing of it
@@ -121,10 +139,46 @@ __global__ void init_parents_kernel(GridView g, const uint8_t* __restrict__ core
   parent[i] = (cls[c] != kLoose && core[i]) ? rep[c] : static_cast<uint32_t>(i);
 }
 
+// A sweep step: the cells that hold a new core point (changed[], zeroed
+// first), and each new core point's parent as at initialisation (the old
+// core points keep theirs; a non-core point's entry is the border stage's).
+__global__ void step_parents_kernel(GridView g, const uint8_t* __restrict__ core,
+                                    const uint8_t* __restrict__ cls,
+                                    const uint32_t* __restrict__ rep, uint8_t* changed,
+                                    uint32_t* __restrict__ parent) {
+  uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= g.n || core[i] != 2) return;
+  uint32_t c = g.cell_of[i];
+  changed[c] = 1;
+  parent[i] = cls[c] != kLoose ? rep[c] : static_cast<uint32_t>(i);
+}
+
+// A sweep step: a changed tight cell's set (its new core points, under its
+// first core point) joins that of its old core points, if any.
+__global__ void step_tight_kernel(GridView g, const uint8_t* __restrict__ core,
+                                  const uint8_t* __restrict__ cls,
+                                  const uint32_t* __restrict__ rep,
+                                  const uint8_t* __restrict__ changed, uint32_t* parent) {
+  uint64_t c = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (c >= g.ncells || cls[c] == kLoose || !changed[c]) return;
+  for (uint32_t j = g.start[c], j1 = g.start[c + 1]; j < j1; ++j)
+    if (core[j] == 1) {
+      uf_unite(parent, rep[c], j);
+      return;
+    }
+}
+
+// Whether a pair needs a test in a sweep step (changed null: a full run).
+__device__ __forceinline__ bool step_skips(const uint8_t* changed, bool a_new, bool b_new) {
+  return changed != nullptr && !a_new && !b_new;
+}
+
 // Core points i and j (sorted indexes) are joined (see the top of the file).
+// claimer_used (null: not asked) is set when the claimer rule decides.
 __device__ __forceinline__ bool joined(const GridView& g, const uint8_t* core,
                                        const uint64_t* cell_min_core, bool either_way,
-                                       uint32_t i, double px, double py, uint32_t j) {
+                                       int* claimer_used, uint32_t i, double px, double py,
+                                       uint32_t j) {
   double2 q = g.p[j];
   if (!within_distance_t(px, py, q.x, q.y, g.t)) return false;
   const unsigned rel = static_cast<unsigned>(in_query_box(px, py, q.x, q.y, g.eps)) |
@@ -135,6 +189,7 @@ __device__ __forceinline__ bool joined(const GridView& g, const uint8_t* core,
   const PairJoin join = pair_join(rel, i_later, linkage);
   if (join != PairJoin::kViaClaimer) return join == PairJoin::kUnite;
   // Seen from the earlier point alone: joined iff it is the later one's claimer.
+  if (claimer_used != nullptr) *claimer_used = 1;
   const uint32_t oi = g.idx[i], oj = g.idx[j];
   uint64_t claimer = first_claimer(g, core, cell_min_core, i_later ? i : j);
   return claimer != kNoCore && static_cast<uint32_t>(claimer >> 32) == (i_later ? oj : oi);
@@ -166,14 +221,15 @@ __device__ __forceinline__ bool boxes_within_reach(const Box& a, const Box& b, d
 // (trusted: only trusted points j, see the top of the file.)
 __device__ __forceinline__ bool joins_cell(const GridView& g, const uint8_t* core,
                                            const uint64_t* cell_min_core,
-                                           const uint8_t* trusted, bool either_way, uint32_t i,
-                                           double px, double py, uint32_t d, const Box& b) {
+                                           const uint8_t* trusted, bool either_way,
+                                           int* claimer_used, uint32_t i, double px, double py,
+                                           uint32_t d, const Box& b) {
   if (sees_all_in(px, py, b, g.eps, g.t) && seen_by_all_in(px, py, b, g.eps, g.t)) return true;
   uint32_t j0 = g.start[d], j1 = g.start[d + 1];
   for (uint32_t j = j0; j < j1; ++j) {
     if (!core[j]) continue;
     if (trusted != nullptr && !trusted[j]) continue;
-    if (joined(g, core, cell_min_core, either_way, i, px, py, j)) return true;
+    if (joined(g, core, cell_min_core, either_way, claimer_used, i, px, py, j)) return true;
   }
   return false;
 }
@@ -183,12 +239,14 @@ __device__ __forceinline__ bool joins_cell(const GridView& g, const uint8_t* cor
 __global__ void small_pairs_kernel(GridView g, const uint8_t* __restrict__ core,
                                    const uint64_t* __restrict__ cell_min_core,
                                    const uint8_t* __restrict__ cls,
-                                   const uint32_t* __restrict__ rep, bool either_way, Batch batch,
-                                   const volatile int* stop, uint32_t* parent) {
+                                   const uint32_t* __restrict__ rep, bool either_way,
+                                   UnionStepView step, Batch batch, const volatile int* stop,
+                                   uint32_t* parent) {
   if (cancelled(stop)) return;
   uint32_t c;
   if (!batch_point(batch, g.ncells, &c)) return;
   if (cls[c] != kSmall) return;
+  const bool c_new = step.changed != nullptr && step.changed[c];
   uint32_t i0 = g.start[c], i1 = g.start[c + 1];
   Box bc = g.box[c];
   uint32_t root = uf_find(parent, rep[c]);
@@ -196,6 +254,7 @@ __global__ void small_pairs_kernel(GridView g, const uint8_t* __restrict__ core,
     CellRange r = g.rows[static_cast<uint64_t>(c) * 5 + a];
     for (uint32_t d = r.lo > c + 1 ? r.lo : c + 1; d < r.hi; ++d) {
       if (cls[d] != kSmall) continue;
+      if (step_skips(step.changed, c_new, step.changed != nullptr && step.changed[d])) continue;
       Box b = g.box[d];
       if (!boxes_within_reach(bc, b, g.t)) continue;
       uint32_t rd = uf_find(parent, rep[d]);
@@ -206,7 +265,8 @@ __global__ void small_pairs_kernel(GridView g, const uint8_t* __restrict__ core,
         double2 p = g.p[i];
         if (!sees_any_in(p.x, p.y, b, g.eps, g.t) && !seen_by_any_in(p.x, p.y, b, g.eps, g.t))
           continue;
-        if (joins_cell(g, core, cell_min_core, nullptr, either_way, i, p.x, p.y, d, b)) {
+        if (joins_cell(g, core, cell_min_core, nullptr, either_way, step.claimer_used, i, p.x,
+                       p.y, d, b)) {
           root = uf_unite(parent, root, rd);
           break;
         }
@@ -224,7 +284,8 @@ __global__ void large_pairs_kernel(GridView g, const uint8_t* __restrict__ core,
                                    const uint8_t* __restrict__ cls,
                                    const uint32_t* __restrict__ rep,
                                    const uint32_t* __restrict__ list, const uint32_t* count,
-                                   bool either_way, const volatile int* stop, uint32_t* parent) {
+                                   bool either_way, UnionStepView step, const volatile int* stop,
+                                   uint32_t* parent) {
   constexpr unsigned kAll = 0xffffffffu;
   unsigned lane = threadIdx.x & 31;
   uint64_t warp = (static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
@@ -234,6 +295,7 @@ __global__ void large_pairs_kernel(GridView g, const uint8_t* __restrict__ core,
     // One read for the whole warp: its lanes must leave together.
     if (__shfl_sync(kAll, lane == 0 ? *stop : 0, 0) != 0) return;
     uint32_t c = list[w];
+    const bool c_new = step.changed != nullptr && step.changed[c];
     uint32_t i0 = g.start[c], i1 = g.start[c + 1];
     Box bc = g.box[c];
     uint32_t root = 0;
@@ -243,6 +305,7 @@ __global__ void large_pairs_kernel(GridView g, const uint8_t* __restrict__ core,
       for (uint32_t d = r.lo; d < r.hi; ++d) {
         uint8_t k = cls[d];
         if (d == c || k == kLoose || k == kHuge || (k == kLarge && d < c)) continue;
+        if (step_skips(step.changed, c_new, step.changed != nullptr && step.changed[d])) continue;
         Box b = g.box[d];
         if (!boxes_within_reach(bc, b, g.t)) continue;
         uint32_t rd = 0;
@@ -257,7 +320,8 @@ __global__ void large_pairs_kernel(GridView g, const uint8_t* __restrict__ core,
           if (i < i1 && core[i]) {
             double2 p = g.p[i];
             if (sees_any_in(p.x, p.y, b, g.eps, g.t) || seen_by_any_in(p.x, p.y, b, g.eps, g.t))
-              hit = joins_cell(g, core, cell_min_core, nullptr, either_way, i, p.x, p.y, d, b);
+              hit = joins_cell(g, core, cell_min_core, nullptr, either_way, step.claimer_used, i,
+                               p.x, p.y, d, b);
           }
           if (__any_sync(kAll, hit)) {
             hit = true;
@@ -274,8 +338,8 @@ __global__ void union_kernel(GridView g, const uint8_t* __restrict__ core,
                              const uint64_t* __restrict__ cell_min_core,
                              const uint8_t* __restrict__ trusted,
                              const uint8_t* __restrict__ cls, const uint32_t* __restrict__ rep,
-                             bool either_way, Batch batch, const volatile int* stop,
-                             uint32_t* parent) {
+                             bool either_way, UnionStepView step, Batch batch,
+                             const volatile int* stop, uint32_t* parent) {
   if (cancelled(stop)) return;
   uint32_t i;
   if (!batch_point(batch, g.n, &i)) return;
@@ -284,12 +348,14 @@ __global__ void union_kernel(GridView g, const uint8_t* __restrict__ core,
   uint32_t c = g.cell_of[i];
   uint8_t own = cls[c];
   if (own == kSmall || own == kLarge) return;  // the pair kernels
+  const bool i_new = core[i] == 2;
   double px = g.p[i].x, py = g.p[i].y;
   uint32_t root = uf_find(parent, i);
   for (int a = 0; a < 5; ++a) {
     CellRange r = g.rows[static_cast<uint64_t>(c) * 5 + a];
     for (uint32_t d = r.lo; d < r.hi; ++d) {
       if (d == c && own != kLoose) continue;
+      if (step_skips(step.changed, i_new, step.changed != nullptr && step.changed[d])) continue;
       Box b = g.box[d];
       if (!sees_any_in(px, py, b, g.eps, g.t) && !seen_by_any_in(px, py, b, g.eps, g.t))
         continue;
@@ -297,7 +363,8 @@ __global__ void union_kernel(GridView g, const uint8_t* __restrict__ core,
         uint32_t rd = uf_find(parent, rep[d]);
         root = uf_find(parent, root);
         if (rd == root) continue;
-        if (joins_cell(g, core, cell_min_core, trusted, either_way, i, px, py, d, b))
+        if (joins_cell(g, core, cell_min_core, trusted, either_way, step.claimer_used, i, px, py,
+                       d, b))
           root = uf_unite(parent, root, rd);
         continue;
       }
@@ -305,8 +372,9 @@ __global__ void union_kernel(GridView g, const uint8_t* __restrict__ core,
       for (uint32_t j = (j0 > i ? j0 : i + 1); j < j1; ++j) {
         if (!core[j]) continue;
         if (trusted != nullptr && !trusted[j]) continue;
+        if (step_skips(step.changed, i_new, core[j] == 2)) continue;
         if (static_cast<const volatile uint32_t*>(parent)[j] == root) continue;
-        if (joined(g, core, cell_min_core, either_way, i, px, py, j))
+        if (joined(g, core, cell_min_core, either_way, step.claimer_used, i, px, py, j))
           root = uf_unite(parent, root, j);
       }
     }
@@ -317,10 +385,12 @@ __global__ void union_kernel(GridView g, const uint8_t* __restrict__ core,
 
 void union_core_pairs(RunContext& ctx, const GridView& g, const uint8_t* core,
                       const uint64_t* cell_min_core, const uint8_t* trusted, int64_t minpoints,
-                      uint32_t nbatches, uint32_t* parent) {
+                      uint32_t nbatches, uint32_t* parent, const UnionStep& step) {
   cudaStream_t s = ctx.stream();
   bool either_way = minpoints <= 1;
   bool strip = trusted != nullptr;
+  if (step.from_previous && (either_way || strip))
+    throw Error(GD_ERR_INTERNAL, "a sweep step needs minpoints > 1 and no strip");
   auto cls = ctx.alloc<uint8_t>(g.ncells, "cell classes");
   auto rep = ctx.alloc<uint32_t>(g.ncells, "cell representatives");
   // The large tight cells' numbers, in any order, and their count.
@@ -330,8 +400,21 @@ void union_core_pairs(RunContext& ctx, const GridView& g, const uint8_t* core,
   classes_kernel<<<grid_for(g.ncells), kBlock, 0, s>>>(g, core, strip, cls.data(), rep.data(),
                                                        large.data(), large_count);
   GD_CHECK_LAUNCH("classes_kernel");
-  init_parents_kernel<<<grid_for(g.n), kBlock, 0, s>>>(g, core, cls.data(), rep.data(), parent);
-  GD_CHECK_LAUNCH("init_parents_kernel");
+  device_buffer<uint8_t> changed;
+  if (step.from_previous) {
+    changed = ctx.alloc<uint8_t>(g.ncells, "cells with new core points");
+    CUDA_TRY(cudaMemsetAsync(changed.data(), 0, g.ncells, s));
+    step_parents_kernel<<<grid_for(g.n), kBlock, 0, s>>>(g, core, cls.data(), rep.data(),
+                                                         changed.data(), parent);
+    GD_CHECK_LAUNCH("step_parents_kernel");
+    step_tight_kernel<<<grid_for(g.ncells), kBlock, 0, s>>>(g, core, cls.data(), rep.data(),
+                                                            changed.data(), parent);
+    GD_CHECK_LAUNCH("step_tight_kernel");
+  } else {
+    init_parents_kernel<<<grid_for(g.n), kBlock, 0, s>>>(g, core, cls.data(), rep.data(), parent);
+    GD_CHECK_LAUNCH("init_parents_kernel");
+  }
+  const UnionStepView view{changed.data(), step.claimer_used};
   trace_point(s, "union: classes, init parents");
   if (!strip) {
     for (uint32_t b = 0; b < nbatches; ++b) {
@@ -339,7 +422,7 @@ void union_core_pairs(RunContext& ctx, const GridView& g, const uint8_t* core,
       uint64_t threads = batch_threads(batch, g.ncells);
       if (threads == 0) continue;
       small_pairs_kernel<<<grid_for(threads), kBlock, 0, s>>>(
-          g, core, cell_min_core, cls.data(), rep.data(), either_way, batch,
+          g, core, cell_min_core, cls.data(), rep.data(), either_way, view, batch,
           ctx.cancel_flag_device(), parent);
       GD_CHECK_LAUNCH("small_pairs_kernel");
     }
@@ -348,7 +431,7 @@ void union_core_pairs(RunContext& ctx, const GridView& g, const uint8_t* core,
     uint64_t warps = std::min<uint64_t>(g.ncells, 1u << 16);
     large_pairs_kernel<<<grid_for(warps * 32), kBlock, 0, s>>>(
         g, core, cell_min_core, cls.data(), rep.data(), large.data(), large_count, either_way,
-        ctx.cancel_flag_device(), parent);
+        view, ctx.cancel_flag_device(), parent);
     GD_CHECK_LAUNCH("large_pairs_kernel");
     trace_point(s, "union: large tight cell pairs");
   }
@@ -357,7 +440,7 @@ void union_core_pairs(RunContext& ctx, const GridView& g, const uint8_t* core,
     uint64_t threads = batch_threads(batch, g.n);
     if (threads == 0) continue;
     union_kernel<<<grid_for(threads), kBlock, 0, s>>>(g, core, cell_min_core, trusted, cls.data(),
-                                                      rep.data(), either_way, batch,
+                                                      rep.data(), either_way, view, batch,
                                                       ctx.cancel_flag_device(), parent);
     GD_CHECK_LAUNCH("union_kernel");
   }

@@ -145,8 +145,14 @@ TEST_P(GpuSweep, SameIdsAsCpuSweep) {
   // Repeats, any order, 0 and 1 (single linkage), a value above the points.
   const std::vector<int64_t> values{5, 2, 1, 0, 10, 3, 5, 40, 16, 1000000};
   expect_sweep_matches(r, eps, values, "family");
+  // Every value from 2 to 30: each step from the previous value's
+  // union-find brings few new core points (UnionStep).
+  std::vector<int64_t> steps;
+  for (int64_t m = 30; m >= 2; --m) steps.push_back(m);
+  expect_sweep_matches(r, eps, steps, "family, consecutive values");
   sprinkle_empty_and_null(r, 9, 822);
   expect_sweep_matches(r, eps, values, "family with EMPTY and NULL rows");
+  expect_sweep_matches(r, eps, steps, "family with EMPTY and NULL rows, consecutive values");
 }
 
 INSTANTIATE_TEST_SUITE_P(
