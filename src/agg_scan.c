@@ -51,28 +51,22 @@
 #include "access/tableam.h"
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_class.h"
-#include "catalog/pg_inherits.h"
 #include "catalog/pg_type.h"
 #include "commands/explain.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/extensible.h"
-#include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
 #include "optimizer/planner.h"
-#include "optimizer/restrictinfo.h"
 #include "optimizer/tlist.h"
-#include "parser/parsetree.h"
-#include "rewrite/rewriteManip.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
-#include "utils/ruleutils.h"
 #include "utils/selfuncs.h"
 #include "utils/syscache.h"
 
@@ -102,18 +96,13 @@ typedef enum AggKind
 
 static create_upper_paths_hook_type prev_create_upper_paths_hook = NULL;
 
-/* What the plan carries (custom_private, in this order). */
+/*
+ * What the plan carries after the common fields (scan_plan.h), in this
+ * order; its keys are GROUP BY's, then the aggregates' ORDER BY.
+ */
 typedef enum PlanField
 {
-	PF_RELID,
-	PF_GEOM_ATTNO,
-	PF_GEOM_TYPE,
-	PF_NWORKERS,
-	PF_COLUMNS,					/* attnos of the carried by-value columns */
-	PF_KEYS,					/* GROUP BY, then the aggregates' ORDER BY: per key, column
-								 * index, type, descending, nulls first */
-	PF_NGROUPKEYS,				/* how many of the keys are GROUP BY's */
-	PF_QUALS,					/* over the relation, varno 1 */
+	PF_NGROUPKEYS = SP_NCOMMON,	/* how many of the keys are GROUP BY's */
 	PF_SCANRELID,				/* the relation's range table index (path only) */
 	PF_NFIELDS					/* the path's: then the aggregates (for the scan tuple), HAVING */
 } PlanField;
@@ -321,12 +310,7 @@ consider_agg_scan(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_
 		parse->rowMarks != NIL || target == NULL ||
 		(extra && extra->patype != PARTITIONWISE_AGGREGATE_NONE))
 		return;
-	if (input_rel->reloptkind != RELOPT_BASEREL || input_rel->rtekind != RTE_RELATION ||
-		input_rel->cheapest_total_path == NULL || IS_DUMMY_REL(input_rel))
-		return;
-	rte = planner_rt_fetch(input_rel->relid, root);
-	if ((rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW) ||
-		rte->tablesample != NULL || (rte->inh && has_subclass(rte->relid)))
+	if (IS_DUMMY_REL(input_rel) || (rte = scan_relation(root, input_rel)) == NULL)
 		return;
 
 	memset(&at, 0, sizeof(at));
@@ -355,14 +339,8 @@ consider_agg_scan(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_
 	if (list_length(columns) > SCAN_MAX_COLUMNS || list_length(keys) > SCAN_MAX_COLUMNS)
 		return;
 
-	foreach(lc, input_rel->baserestrictinfo)
-	{
-		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
-
-		if (ri->security_level > 0 || unsupported_qual_walker((Node *) ri->clause, NULL))
-			return;
-		quals = lappend(quals, ri->clause);
-	}
+	if (!scan_quals(input_rel, &quals))
+		return;
 
 	nworkers = scan_workers(input_rel, rte, quals, root);
 	cpath = makeNode(CustomPath);
@@ -385,14 +363,9 @@ consider_agg_scan(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_
 	/* the groups come out in GROUP BY order, the keys' directions and NULLS placement */
 	cpath->path.pathkeys = parse->groupClause != NIL ? root->group_pathkeys : NIL;
 	cpath->flags = 0;
-	cpath->custom_private = list_make5(makeInteger((int) rte->relid),
-									   makeInteger(at.geom_attno),
-									   makeInteger((int) at.geom_type),
-									   makeInteger(nworkers),
-									   columns);
-	cpath->custom_private = lappend(cpath->custom_private, keys);
+	cpath->custom_private = scan_private(rte->relid, at.geom_attno, at.geom_type, nworkers,
+										 columns, keys, quals);
 	cpath->custom_private = lappend(cpath->custom_private, makeInteger(ngroupkeys));
-	cpath->custom_private = lappend(cpath->custom_private, quals);
 	cpath->custom_private = lappend(cpath->custom_private, makeInteger((int) at.relid));
 	cpath->custom_private = lappend(cpath->custom_private, at.aggrefs);
 	cpath->custom_private = lappend(cpath->custom_private, having);
@@ -419,43 +392,23 @@ plan_agg_scan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *t
 {
 	CustomScan *cscan = makeNode(CustomScan);
 	List	   *priv = best_path->custom_private;
-	Oid			relid = (Oid) intVal(list_nth(priv, PF_RELID));
-	List	   *columns = (List *) list_nth(priv, PF_COLUMNS);
-	List	   *quals = (List *) copyObject(list_nth(priv, PF_QUALS));
+	Oid			relid = (Oid) intVal(list_nth(priv, SP_RELID));
+	List	   *columns = (List *) list_nth(priv, SP_COLUMNS);
+	List	   *quals = (List *) copyObject(list_nth(priv, SP_QUALS));
 	Index		varno = (Index) intVal(list_nth(priv, PF_SCANRELID));
 	List	   *aggrefs = (List *) list_nth(priv, PF_NFIELDS);
-	List	   *scan_tlist = NIL;
-	ListCell   *lc;
-	AttrNumber	resno = 1;
 
-	foreach(lc, columns)
-	{
-		AttrNumber	attno = (AttrNumber) lfirst_int(lc);
-		Oid			type;
-		int32		typmod;
-		Oid			coll;
-
-		get_atttypetypmodcoll(relid, attno, &type, &typmod, &coll);
-		scan_tlist = lappend(scan_tlist,
-							 makeTargetEntry((Expr *) makeVar(varno, attno, type, typmod, coll, 0),
-											 resno++, NULL, false));
-	}
-	foreach(lc, aggrefs)
-		scan_tlist = lappend(scan_tlist,
-							 makeTargetEntry((Expr *) copyObject(lfirst(lc)), resno++, NULL, false));
-
-	/* the quals travel to the workers as text: operator functions set, varno 1 */
-	fix_opfuncids((Node *) quals);
-	ChangeVarNodes((Node *) quals, varno, 1, 0);
+	/* the quals travel to the workers as text */
+	scan_localize((Node *) quals, varno);
 
 	cscan->scan.plan.targetlist = tlist;
 	/* HAVING over the scan tuple: setrefs points its aggregates at the tuple's columns */
 	cscan->scan.plan.qual = (List *) copyObject(list_nth(priv, PF_NFIELDS + 1));
 	cscan->scan.scanrelid = 0;
 	cscan->flags = best_path->flags;
-	cscan->custom_scan_tlist = scan_tlist;
+	cscan->custom_scan_tlist = scan_tlist(relid, varno, columns, aggrefs);
 	cscan->custom_private = list_truncate(list_copy(priv), PF_SCANRELID);
-	list_nth_cell(cscan->custom_private, PF_QUALS)->ptr_value = quals;
+	list_nth_cell(cscan->custom_private, SP_QUALS)->ptr_value = quals;
 	cscan->methods = &plan_methods;
 	return &cscan->scan.plan;
 }
@@ -524,18 +477,12 @@ begin_agg_scan(CustomScanState *node, EState *estate, int eflags)
 	AggScanState *st = (AggScanState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
 	List	   *priv = cscan->custom_private;
-	List	   *columns = (List *) list_nth(priv, PF_COLUMNS);
-	List	   *keys = (List *) list_nth(priv, PF_KEYS);
+	List	   *columns = (List *) list_nth(priv, SP_COLUMNS);
+	List	   *keys = (List *) list_nth(priv, SP_KEYS);
 	ListCell   *lc;
 	int			i;
 
-	memset(&st->req, 0, sizeof(st->req));
-	st->req.relid = (Oid) intVal(list_nth(priv, PF_RELID));
-	st->req.geom_attno = (AttrNumber) intVal(list_nth(priv, PF_GEOM_ATTNO));
-	st->req.nworkers = intVal(list_nth(priv, PF_NWORKERS));
-	st->req.quals = (List *) list_nth(priv, PF_QUALS);
-	st->req.snapshot = estate->es_snapshot;
-	st->geom_type = (Oid) intVal(list_nth(priv, PF_GEOM_TYPE));
+	st->geom_type = scan_request(&st->req, priv, estate);
 	st->ncolumns = 0;
 	foreach(lc, columns)
 		st->req.columns[st->ncolumns++] = (AttrNumber) lfirst_int(lc);
@@ -544,13 +491,8 @@ begin_agg_scan(CustomScanState *node, EState *estate, int eflags)
 	st->nkeys = 0;
 	foreach(lc, keys)
 	{
-		List	   *k = (List *) lfirst(lc);
-		SortKeyColumn *col = &st->keys[st->nkeys++];
-
-		st->key_column[st->nkeys - 1] = intVal(linitial(k));
-		col->type = (Oid) intVal(lsecond(k));
-		col->descending = intVal(lthird(k)) != 0;
-		col->nulls_first = intVal(lfourth(k)) != 0;
+		st->key_column[st->nkeys] = scan_key(lfirst(lc), &st->keys[st->nkeys]);
+		st->nkeys++;
 	}
 
 	/* the aggregates follow the columns in the scan tuple */
@@ -812,13 +754,7 @@ run_agg_scan(AggScanState *st)
 	}
 
 	rows_fns_init(&st->fns, st->geom_type, st->cxt);
-	memset(&fetch, 0, sizeof(fetch));
-	fetch.rel = table_open(st->req.relid, AccessShareLock);
-	fetch.tslot = table_slot_create(fetch.rel, NULL);
-	fetch.snapshot = st->req.snapshot;
-	fetch.geom_attno = st->req.geom_attno;
-	fetch.geom_state = NULL;	/* plain columns only */
-	fetch.geom_econtext = NULL;
+	scan_fetch_open(&fetch, &st->req, NULL, NULL);	/* plain columns only */
 	group_cxt = AllocSetContextCreate(st->cxt, "gpu_dbscan aggregate scan group",
 									  ALLOCSET_DEFAULT_SIZES);
 
@@ -843,8 +779,7 @@ run_agg_scan(AggScanState *st)
 		MemoryContextReset(group_cxt);
 	}
 	MemoryContextSwitchTo(st->cxt);
-	ExecDropSingleTupleTableSlot(fetch.tslot);
-	table_close(fetch.rel, NoLock);
+	scan_fetch_close(&fetch);
 	st->cluster_ms = seconds_since(start) * 1000;
 	MemoryContextSwitchTo(old);
 	st->done = true;
@@ -937,10 +872,7 @@ end_agg_scan(CustomScanState *node)
 {
 	AggScanState *st = (AggScanState *) node;
 
-	parallel_read_release(&st->res);
-	if (st->cxt)
-		MemoryContextDelete(st->cxt);
-	st->cxt = NULL;
+	scan_end(&st->res, &st->cxt);
 }
 
 static void
@@ -973,31 +905,14 @@ explain_agg_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 {
 	AggScanState *st = (AggScanState *) node;
 	char	   *relname = get_rel_name(st->req.relid);
-	List	   *dcxt = deparse_context_for(relname ? relname : "?", st->req.relid);
 
 	ExplainPropertyText("Relation", relname ? relname : "?", es);
 	if (st->ngroupkeys > 0)
 		ExplainPropertyList("Group Key", key_names(st, 0, st->ngroupkeys), es);
 	if (ordered(st))
 		ExplainPropertyList("Order Key", key_names(st, st->ngroupkeys, st->nkeys), es);
-	if (st->req.quals != NIL)
-		ExplainPropertyText("Filter",
-							deparse_expression((Node *) make_ands_explicit(st->req.quals),
-											   dcxt, false, false), es);
-	ExplainPropertyInteger("Workers Planned", NULL, st->req.nworkers, es);
-	if (es->analyze && st->done)
-	{
-		ExplainPropertyInteger("Workers Launched", NULL, st->res.nworkers_launched, es);
-		ExplainPropertyInteger("Rows Read", NULL, st->res.nrows, es);
-		ExplainPropertyInteger("Groups", NULL, st->res.nrows > 0 ? st->ngroups : 0, es);
-		if (st->res.passes > 1)
-			ExplainPropertyInteger("Read Passes", NULL, st->res.passes, es);
-		if (es->timing)
-		{
-			ExplainPropertyFloat("Read Time", "ms", st->read_ms, 3, es);
-			ExplainPropertyFloat("Cluster Time", "ms", st->cluster_ms, 3, es);
-		}
-	}
+	scan_explain_read(&st->req, &st->res, st->done, "Groups",
+					  st->res.nrows > 0 ? st->ngroups : 0, st->read_ms, st->cluster_ms, es);
 }
 
 /* Registers the node and chains the planner hook (see agg_scan.h). */

@@ -1,21 +1,27 @@
 /*
- * scan_plan.c — what the fast paths' planner hooks share (see scan_plan.h).
+ * scan_plan.c — what the fast paths' custom scans share (see scan_plan.h).
  */
 #include "postgres.h"
 
 #include "access/htup_details.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
 #include "catalog/pg_language.h"
 #include "catalog/pg_proc.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "nodes/value.h"
 #include "optimizer/clauses.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/paths.h"
 #include "optimizer/tlist.h"
+#include "parser/parsetree.h"
+#include "rewrite/rewriteManip.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/ruleutils.h"
 #include "utils/syscache.h"
 
 #include "guc.h"
@@ -156,4 +162,141 @@ scan_workers(RelOptInfo *rel, RangeTblEntry *rte, List *quals, PlannerInfo *root
 	if (gd_scan_workers >= 0)
 		return gd_scan_workers;
 	return compute_parallel_worker(rel, rel->pages, -1, max_parallel_workers_per_gather);
+}
+
+RangeTblEntry *
+scan_relation(PlannerInfo *root, RelOptInfo *input_rel)
+{
+	RangeTblEntry *rte;
+
+	if (input_rel->reloptkind != RELOPT_BASEREL || input_rel->rtekind != RTE_RELATION ||
+		input_rel->cheapest_total_path == NULL)
+		return NULL;
+	rte = planner_rt_fetch(input_rel->relid, root);
+	if ((rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW) ||
+		rte->tablesample != NULL || (rte->inh && has_subclass(rte->relid)))
+		return NULL;
+	return rte;
+}
+
+bool
+scan_quals(RelOptInfo *input_rel, List **quals)
+{
+	ListCell   *lc;
+
+	*quals = NIL;
+	foreach(lc, input_rel->baserestrictinfo)
+	{
+		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+
+		if (ri->security_level > 0 || unsupported_qual_walker((Node *) ri->clause, NULL))
+			return false;
+		*quals = lappend(*quals, ri->clause);
+	}
+	return true;
+}
+
+/* ---- the plan's common fields --------------------------------------------- */
+
+List *
+scan_private(Oid relid, AttrNumber geom_attno, Oid geom_type, int nworkers, List *columns,
+			 List *keys, List *quals)
+{
+	List	   *priv = list_make5(makeInteger((int) relid), makeInteger(geom_attno),
+								  makeInteger((int) geom_type), makeInteger(nworkers), columns);
+
+	return lappend(lappend(priv, keys), quals);
+}
+
+List *
+scan_tlist(Oid relid, Index varno, List *columns, List *exprs)
+{
+	List	   *tlist = NIL;
+	AttrNumber	resno = 1;
+	ListCell   *lc;
+
+	foreach(lc, columns)
+	{
+		AttrNumber	attno = (AttrNumber) lfirst_int(lc);
+		Oid			type;
+		int32		typmod;
+		Oid			coll;
+
+		get_atttypetypmodcoll(relid, attno, &type, &typmod, &coll);
+		tlist = lappend(tlist, makeTargetEntry((Expr *) makeVar(varno, attno, type, typmod, coll, 0),
+											   resno++, NULL, false));
+	}
+	foreach(lc, exprs)
+		tlist = lappend(tlist, makeTargetEntry((Expr *) copyObject(lfirst(lc)), resno++, NULL,
+											   false));
+	return tlist;
+}
+
+void
+scan_localize(Node *node, Index varno)
+{
+	fix_opfuncids(node);
+	ChangeVarNodes(node, varno, 1, 0);
+}
+
+/* ---- execution ------------------------------------------------------------ */
+
+Oid
+scan_request(ScanRequest *req, List *priv, EState *estate)
+{
+	memset(req, 0, sizeof(*req));
+	req->relid = (Oid) intVal(list_nth(priv, SP_RELID));
+	req->geom_attno = (AttrNumber) intVal(list_nth(priv, SP_GEOM_ATTNO));
+	req->nworkers = intVal(list_nth(priv, SP_NWORKERS));
+	req->quals = (List *) list_nth(priv, SP_QUALS);
+	req->snapshot = estate->es_snapshot;
+	return (Oid) intVal(list_nth(priv, SP_GEOM_TYPE));
+}
+
+int
+scan_key(List *k, SortKeyColumn *col)
+{
+	col->type = (Oid) intVal(lsecond(k));
+	col->descending = intVal(lthird(k)) != 0;
+	col->nulls_first = intVal(lfourth(k)) != 0;
+	return intVal(linitial(k));
+}
+
+void
+scan_explain_read(const ScanRequest *req, const ScanResult *res, bool done,
+				  const char *count_label, int64 count, double read_ms, double cluster_ms,
+				  ExplainState *es)
+{
+	if (req->quals != NIL)
+	{
+		char	   *relname = get_rel_name(req->relid);
+		List	   *dcxt = deparse_context_for(relname ? relname : "?", req->relid);
+
+		ExplainPropertyText("Filter",
+							deparse_expression((Node *) make_ands_explicit(req->quals),
+											   dcxt, false, false), es);
+	}
+	ExplainPropertyInteger("Workers Planned", NULL, req->nworkers, es);
+	if (es->analyze && done)
+	{
+		ExplainPropertyInteger("Workers Launched", NULL, res->nworkers_launched, es);
+		ExplainPropertyInteger("Rows Read", NULL, res->nrows, es);
+		ExplainPropertyInteger(count_label, NULL, count, es);
+		if (res->passes > 1)
+			ExplainPropertyInteger("Read Passes", NULL, res->passes, es);
+		if (es->timing)
+		{
+			ExplainPropertyFloat("Read Time", "ms", read_ms, 3, es);
+			ExplainPropertyFloat("Cluster Time", "ms", cluster_ms, 3, es);
+		}
+	}
+}
+
+void
+scan_end(ScanResult *res, MemoryContext *cxt)
+{
+	parallel_read_release(res);
+	if (*cxt)
+		MemoryContextDelete(*cxt);
+	*cxt = NULL;
 }

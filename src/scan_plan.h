@@ -1,15 +1,75 @@
 /*
- * scan_plan.h — what the fast paths' planner hooks share (window_scan.c,
+ * scan_plan.h — what the fast paths' custom scans share (window_scan.c,
  * agg_scan.c): which functions are this module's, which expressions and
  * columns the parallel read (parallel_read.c) can serve, how many workers
- * it asks for.
+ * it asks for; the plan fields both carry, read back at execution; the
+ * read's lines of EXPLAIN.
  */
 #ifndef GPU_DBSCAN_SCAN_PLAN_H
 #define GPU_DBSCAN_SCAN_PLAN_H
 
 #include "postgres.h"
 
+#include "commands/explain.h"
+#include "nodes/execnodes.h"
 #include "nodes/pathnodes.h"
+
+#include "parallel_read.h"
+#include "sort_keys.h"
+
+/*
+ * What both nodes' custom_private lists start with, in this order; each
+ * node's own fields follow from SP_NCOMMON.
+ */
+typedef enum ScanPlanField
+{
+	SP_RELID,
+	SP_GEOM_ATTNO,
+	SP_GEOM_TYPE,
+	SP_NWORKERS,
+	SP_COLUMNS,					/* attnos of the carried by-value columns */
+	SP_KEYS,					/* per key: column index, type, descending, nulls first */
+	SP_QUALS,					/* over the relation (varno 1 in the plan) */
+	SP_NCOMMON
+} ScanPlanField;
+
+/* The common fields, as a list to append the node's own to. */
+extern List *scan_private(Oid relid, AttrNumber geom_attno, Oid geom_type, int nworkers,
+						  List *columns, List *keys, List *quals);
+
+/*
+ * The scan tuple: a Var of range table entry varno per carried column of
+ * relid, then a copy of each of exprs.
+ */
+extern List *scan_tlist(Oid relid, Index varno, List *columns, List *exprs);
+
+/*
+ * An expression over range table entry varno made ready to travel to the
+ * workers as text: operator functions set, its Vars at varno 1.
+ */
+extern void scan_localize(Node *node, Index varno);
+
+/*
+ * At execution: req's relation, geometry column, workers, quals and
+ * snapshot from the plan's common fields (the rest of req zeroed); returns
+ * the geometry's type.
+ */
+extern Oid	scan_request(ScanRequest *req, List *priv, EState *estate);
+
+/* Key k of SP_KEYS into col; returns the key's column index. */
+extern int	scan_key(List *k, SortKeyColumn *col);
+
+/*
+ * EXPLAIN's lines of the read, after the node's own: Filter, Workers
+ * Planned, and with ANALYZE once the node ran (done) Workers Launched,
+ * Rows Read, "count_label: count", Read Passes and the times.
+ */
+extern void scan_explain_read(const ScanRequest *req, const ScanResult *res, bool done,
+							  const char *count_label, int64 count, double read_ms,
+							  double cluster_ms, ExplainState *es);
+
+/* The node's end: the read's memory, then the node's context (NULL after). */
+extern void scan_end(ScanResult *res, MemoryContext *cxt);
 
 /* Whether fnoid is a C function of this module whose link symbol is prosrc. */
 extern bool is_module_function(Oid fnoid, const char *prosrc);
@@ -39,6 +99,19 @@ extern bool add_keys(PlannerInfo *root, List *clause, Index relid, List **column
 
 /* add_keys over the entries of tlist (an aggregate's arguments for its ORDER BY). */
 extern bool add_keys_of(List *tlist, List *clause, Index relid, List **columns, List **keys);
+
+/*
+ * input_rel's table when the read can serve it (a base relation with a
+ * path, a plain table or materialized view without TABLESAMPLE or
+ * children), else NULL.
+ */
+extern RangeTblEntry *scan_relation(PlannerInfo *root, RelOptInfo *input_rel);
+
+/*
+ * input_rel's restrictions into *quals when each can travel to the workers
+ * (no security barrier, see unsupported_qual_walker); false when one cannot.
+ */
+extern bool scan_quals(RelOptInfo *input_rel, List **quals);
 
 /* Workers for the read: gpu_dbscan.scan_workers, or the planner's count for a parallel scan. */
 extern int	scan_workers(RelOptInfo *rel, RangeTblEntry *rte, List *quals, PlannerInfo *root);

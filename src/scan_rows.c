@@ -4,6 +4,7 @@
  */
 #include "postgres.h"
 
+#include "access/table.h"
 #include "access/tableam.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
@@ -12,6 +13,26 @@
 #include "gserialized_points.h"
 #include "prefault.h"
 #include "scan_rows.h"
+
+/* f on the read's relation (see scan_rows.h). */
+void
+scan_fetch_open(ScanFetch *f, const ScanRequest *req, ExprState *geom_state,
+				ExprContext *econtext)
+{
+	f->rel = table_open(req->relid, AccessShareLock);
+	f->tslot = table_slot_create(f->rel, NULL);
+	f->snapshot = req->snapshot;
+	f->geom_attno = req->geom_attno;
+	f->geom_state = geom_state;
+	f->geom_econtext = econtext;
+}
+
+void
+scan_fetch_close(ScanFetch *f)
+{
+	ExecDropSingleTupleTableSlot(f->tslot);
+	table_close(f->rel, NoLock);
+}
 
 /* The geometry of the row at tid (see scan_rows.h). */
 Datum

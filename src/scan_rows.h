@@ -34,6 +34,14 @@ typedef struct ScanFetch
 	ExprContext *geom_econtext; /* with geom_state */
 } ScanFetch;
 
+/*
+ * Opens f on the read's relation (req) with its snapshot and geometry column,
+ * or geom_state (with econtext) over the row; scan_fetch_close ends it.
+ */
+extern void scan_fetch_open(ScanFetch *f, const ScanRequest *req, ExprState *geom_state,
+							ExprContext *econtext);
+extern void scan_fetch_close(ScanFetch *f);
+
 /* The geometry of the row at tid, detoasted, in the current memory context. */
 extern Datum scan_fetch_geometry(ScanFetch *f, const ItemPointerData *tid);
 

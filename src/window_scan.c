@@ -36,7 +36,6 @@
 #include "access/table.h"
 #include "access/tableam.h"
 #include "catalog/pg_class.h"
-#include "catalog/pg_inherits.h"
 #include "catalog/pg_language.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
@@ -44,7 +43,6 @@
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/extensible.h"
-#include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/supportnodes.h"
 #include "optimizer/clauses.h"
@@ -53,10 +51,7 @@
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
 #include "optimizer/planner.h"
-#include "optimizer/restrictinfo.h"
 #include "optimizer/tlist.h"
-#include "parser/parsetree.h"
-#include "rewrite/rewriteManip.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -81,17 +76,10 @@
 
 static create_upper_paths_hook_type prev_create_upper_paths_hook = NULL;
 
-/* What the plan carries (custom_private, in this order). */
+/* What the plan carries after the common fields (scan_plan.h), in this order. */
 typedef enum PlanField
 {
-	PF_RELID,
-	PF_GEOM_ATTNO,
-	PF_GEOM_TYPE,
-	PF_NWORKERS,
-	PF_COLUMNS,					/* attnos of the carried by-value columns */
-	PF_NPARTKEYS,
-	PF_KEYS,					/* per key: column index, type, descending, nulls first */
-	PF_QUALS,					/* over the relation, varno 1 */
+	PF_NPARTKEYS = SP_NCOMMON,	/* the first keys are PARTITION BY's, the rest ORDER BY's */
 	PF_GEOM_EXPR,				/* the geometry expression (varno 1), or NULL for a column */
 	PF_NFIELDS
 } PlanField;
@@ -246,12 +234,7 @@ consider_window_scan(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *windo
 		parse->groupingSets != NIL || parse->havingQual != NULL || parse->hasTargetSRFs ||
 		parse->rowMarks != NIL || target == NULL)
 		return;
-	if (input_rel->reloptkind != RELOPT_BASEREL || input_rel->rtekind != RTE_RELATION ||
-		input_rel->cheapest_total_path == NULL)
-		return;
-	rte = planner_rt_fetch(input_rel->relid, root);
-	if ((rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW) ||
-		rte->tablesample != NULL || (rte->inh && has_subclass(rte->relid)))
+	if ((rte = scan_relation(root, input_rel)) == NULL)
 		return;
 
 	memset(&ts, 0, sizeof(ts));
@@ -276,14 +259,8 @@ consider_window_scan(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *windo
 	if (list_length(ts.columns) > SCAN_MAX_COLUMNS)
 		return;
 
-	foreach(lc, input_rel->baserestrictinfo)
-	{
-		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
-
-		if (ri->security_level > 0 || unsupported_qual_walker((Node *) ri->clause, NULL))
-			return;
-		quals = lappend(quals, ri->clause);
-	}
+	if (!scan_quals(input_rel, &quals))
+		return;
 
 	cpath = makeNode(CustomPath);
 	cpath->path.pathtype = T_CustomScan;
@@ -305,14 +282,9 @@ consider_window_scan(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *windo
 	cpath->path.total_cost = cheapest->total_cost / (2 * (cpath->path.parallel_workers + 1));
 	cpath->path.pathkeys = root->window_pathkeys;
 	cpath->flags = 0;
-	cpath->custom_private = list_make5(makeInteger((int) rte->relid),
-									   makeInteger(ts.geom_attno),
-									   makeInteger((int) ts.geom_type),
-									   makeInteger(cpath->path.parallel_workers),
-									   ts.columns);
+	cpath->custom_private = scan_private(rte->relid, ts.geom_attno, ts.geom_type,
+										 cpath->path.parallel_workers, ts.columns, keys, quals);
 	cpath->custom_private = lappend(cpath->custom_private, makeInteger(npartkeys));
-	cpath->custom_private = lappend(cpath->custom_private, keys);
-	cpath->custom_private = lappend(cpath->custom_private, quals);
 	cpath->custom_private = lappend(cpath->custom_private, ts.geom_expr);
 	/* the window functions, for the plan's scan tuple */
 	cpath->custom_private = lappend(cpath->custom_private, ts.wfuncs);
@@ -339,50 +311,26 @@ plan_window_scan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List
 {
 	CustomScan *cscan = makeNode(CustomScan);
 	List	   *priv = best_path->custom_private;
-	Oid			relid = (Oid) intVal(list_nth(priv, PF_RELID));
-	List	   *columns = (List *) list_nth(priv, PF_COLUMNS);
-	List	   *quals = (List *) copyObject(list_nth(priv, PF_QUALS));
+	Oid			relid = (Oid) intVal(list_nth(priv, SP_RELID));
+	List	   *columns = (List *) list_nth(priv, SP_COLUMNS);
+	List	   *quals = (List *) copyObject(list_nth(priv, SP_QUALS));
 	Node	   *geom_expr = (Node *) copyObject(list_nth(priv, PF_GEOM_EXPR));
 	List	   *wfuncs = (List *) list_nth(priv, PF_NFIELDS);
-	Index		varno = 0;
-	List	   *scan_tlist = NIL;
-	ListCell   *lc;
-	AttrNumber	resno = 1;
-
 	/* the range table index of the relation, from a window function's geometry */
-	varno = bms_singleton_member(pull_varnos(root, (Node *) linitial(((WindowFunc *) linitial(wfuncs))->args)));
-	foreach(lc, columns)
-	{
-		AttrNumber	attno = (AttrNumber) lfirst_int(lc);
-		Oid			type;
-		int32		typmod;
-		Oid			coll;
+	Index		varno = bms_singleton_member(pull_varnos(root, (Node *) linitial(((WindowFunc *) linitial(wfuncs))->args)));
 
-		get_atttypetypmodcoll(relid, attno, &type, &typmod, &coll);
-		scan_tlist = lappend(scan_tlist,
-							 makeTargetEntry((Expr *) makeVar(varno, attno, type, typmod, coll, 0),
-											 resno++, NULL, false));
-	}
-	foreach(lc, wfuncs)
-		scan_tlist = lappend(scan_tlist,
-							 makeTargetEntry((Expr *) copyObject(lfirst(lc)), resno++, NULL, false));
-
-	/* the quals travel to the workers as text: operator functions set, varno 1 */
-	fix_opfuncids((Node *) quals);
-	ChangeVarNodes((Node *) quals, varno, 1, 0);
+	/* the quals travel to the workers as text */
+	scan_localize((Node *) quals, varno);
 	if (geom_expr)
-	{
-		fix_opfuncids(geom_expr);
-		ChangeVarNodes(geom_expr, varno, 1, 0);
-	}
+		scan_localize(geom_expr, varno);
 
 	cscan->scan.plan.targetlist = tlist;
 	cscan->scan.plan.qual = NIL;
 	cscan->scan.scanrelid = 0;
 	cscan->flags = best_path->flags;
-	cscan->custom_scan_tlist = scan_tlist;
+	cscan->custom_scan_tlist = scan_tlist(relid, varno, columns, wfuncs);
 	cscan->custom_private = list_truncate(list_copy(priv), PF_NFIELDS);
-	list_nth_cell(cscan->custom_private, PF_QUALS)->ptr_value = quals;
+	list_nth_cell(cscan->custom_private, SP_QUALS)->ptr_value = quals;
 	list_nth_cell(cscan->custom_private, PF_GEOM_EXPR)->ptr_value = geom_expr;
 	cscan->methods = &plan_methods;
 	return &cscan->scan.plan;
@@ -441,16 +389,12 @@ begin_window_scan(CustomScanState *node, EState *estate, int eflags)
 	WindowScanState *st = (WindowScanState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
 	List	   *priv = cscan->custom_private;
-	List	   *columns = (List *) list_nth(priv, PF_COLUMNS);
-	List	   *keys = (List *) list_nth(priv, PF_KEYS);
+	List	   *columns = (List *) list_nth(priv, SP_COLUMNS);
+	List	   *keys = (List *) list_nth(priv, SP_KEYS);
 	ListCell   *lc;
 	int			i;
 
-	memset(&st->req, 0, sizeof(st->req));
-	st->req.relid = (Oid) intVal(list_nth(priv, PF_RELID));
-	st->req.geom_attno = (AttrNumber) intVal(list_nth(priv, PF_GEOM_ATTNO));
-	st->req.nworkers = intVal(list_nth(priv, PF_NWORKERS));
-	st->req.quals = (List *) list_nth(priv, PF_QUALS);
+	st->geom_type = scan_request(&st->req, priv, estate);
 	st->req.geom_expr = (Expr *) list_nth(priv, PF_GEOM_EXPR);
 	st->geom_state = NULL;
 	st->geom_econtext = NULL;
@@ -459,8 +403,6 @@ begin_window_scan(CustomScanState *node, EState *estate, int eflags)
 		st->geom_state = ExecInitExpr(st->req.geom_expr, NULL);
 		st->geom_econtext = CreateExprContext(estate);
 	}
-	st->req.snapshot = estate->es_snapshot;
-	st->geom_type = (Oid) intVal(list_nth(priv, PF_GEOM_TYPE));
 	i = 0;
 	st->ntlcolumns = 0;
 	foreach(lc, columns)
@@ -483,13 +425,7 @@ begin_window_scan(CustomScanState *node, EState *estate, int eflags)
 	st->nkeys = 0;
 	foreach(lc, keys)
 	{
-		List	   *k = (List *) lfirst(lc);
-		SortKeyColumn *col = &st->keys[st->nkeys];
-
-		st->key_column[st->nkeys] = st->colmap[intVal(linitial(k))];
-		col->type = (Oid) intVal(lsecond(k));
-		col->descending = intVal(lthird(k)) != 0;
-		col->nulls_first = intVal(lfourth(k)) != 0;
+		st->key_column[st->nkeys] = st->colmap[scan_key(lfirst(lc), &st->keys[st->nkeys])];
 		st->nkeys++;
 	}
 	/*
@@ -637,12 +573,7 @@ run_window_scan(WindowScanState *st)
 	}
 
 	rows_fns_init(&st->fns, st->geom_type, st->cxt);
-	fetch.rel = table_open(st->req.relid, AccessShareLock);
-	fetch.tslot = table_slot_create(fetch.rel, NULL);
-	fetch.snapshot = st->req.snapshot;
-	fetch.geom_attno = st->req.geom_attno;
-	fetch.geom_state = st->geom_state;
-	fetch.geom_econtext = st->geom_econtext;
+	scan_fetch_open(&fetch, &st->req, st->geom_state, st->geom_econtext);
 	part_cxt = AllocSetContextCreate(st->cxt, "gpu_dbscan window scan partition",
 									 ALLOCSET_DEFAULT_SIZES);
 	for (b = 0; b < n;)
@@ -662,8 +593,7 @@ run_window_scan(WindowScanState *st)
 		st->npartitions++;
 		b = e;
 	}
-	ExecDropSingleTupleTableSlot(fetch.tslot);
-	table_close(fetch.rel, NoLock);
+	scan_fetch_close(&fetch);
 	st->cluster_ms = seconds_since(start) * 1000;
 	MemoryContextSwitchTo(old);
 	st->done = true;
@@ -724,10 +654,7 @@ end_window_scan(CustomScanState *node)
 {
 	WindowScanState *st = (WindowScanState *) node;
 
-	parallel_read_release(&st->res);
-	if (st->cxt)
-		MemoryContextDelete(st->cxt);
-	st->cxt = NULL;
+	scan_end(&st->res, &st->cxt);
 }
 
 static void
@@ -749,28 +676,8 @@ explain_window_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 											   deparse_context_for(relname ? relname : "?",
 																   st->req.relid),
 											   false, false), es);
-	if (st->req.quals != NIL)
-	{
-		List	   *dcxt = deparse_context_for(relname ? relname : "?", st->req.relid);
-
-		ExplainPropertyText("Filter",
-							deparse_expression((Node *) make_ands_explicit(st->req.quals),
-											   dcxt, false, false), es);
-	}
-	ExplainPropertyInteger("Workers Planned", NULL, st->req.nworkers, es);
-	if (es->analyze && st->done)
-	{
-		ExplainPropertyInteger("Workers Launched", NULL, st->res.nworkers_launched, es);
-		ExplainPropertyInteger("Rows Read", NULL, st->res.nrows, es);
-		ExplainPropertyInteger("Partitions", NULL, st->npartitions, es);
-		if (st->res.passes > 1)
-			ExplainPropertyInteger("Read Passes", NULL, st->res.passes, es);
-		if (es->timing)
-		{
-			ExplainPropertyFloat("Read Time", "ms", st->read_ms, 3, es);
-			ExplainPropertyFloat("Cluster Time", "ms", st->cluster_ms, 3, es);
-		}
-	}
+	scan_explain_read(&st->req, &st->res, st->done, "Partitions", st->npartitions, st->read_ms,
+					  st->cluster_ms, es);
 }
 
 /* Registers the node and installs the hook (from _PG_init). */
