@@ -542,6 +542,35 @@ gather_runs(const ScanShared *sh, const ScanArrays *a, const ScanRun *runs, uint
 	}
 }
 
+/* res's arrays are a's (its first ncolumns columns). */
+static void
+take_arrays(ScanResult *res, const ScanArrays *a, int ncolumns)
+{
+	int			c;
+
+	res->kind = a->kind;
+	res->x = a->x;
+	res->y = a->y;
+	res->odd_srid = a->odd_srid;
+	res->tid = a->tid;
+	for (c = 0; c < ncolumns; c++)
+	{
+		res->values[c] = a->values[c];
+		res->isnull[c] = a->isnull[c];
+	}
+}
+
+/* Frees res's arrays: the workers' segment, or the one palloc'd allocation. */
+static void
+free_arrays(ScanResult *res)
+{
+	if (res->segment)
+		dsm_detach(res->segment);
+	else if (res->kind)
+		pfree(res->kind);		/* the start of the one allocation */
+	res->segment = NULL;
+}
+
 /*
  * Fills res's arrays from a (in shared memory, shared) and the runs, in heap
  * order when asked (see parallel_read.h).
@@ -553,7 +582,6 @@ finish_result(const ScanShared *sh, const ScanRequest *req, ScanArrays *a, bool 
 	bool		in_order = sort_runs(a->runs, pass->nruns);
 	ScanArrays	gathered;
 	uint64		srid = pg_atomic_read_u64((pg_atomic_uint64 *) &sh->srid);
-	int			c;
 
 	res->nrows = (int64) pass->nseen;
 	res->nworkers_launched = pass->nworkers_launched;
@@ -569,16 +597,7 @@ finish_result(const ScanShared *sh, const ScanRequest *req, ScanArrays *a, bool 
 	}
 	else if (!in_order)
 		res->order = heap_order(a->runs, pass->nruns, res->nrows);
-	res->kind = a->kind;
-	res->x = a->x;
-	res->y = a->y;
-	res->odd_srid = a->odd_srid;
-	res->tid = a->tid;
-	for (c = 0; c < sh->ncolumns; c++)
-	{
-		res->values[c] = a->values[c];
-		res->isnull[c] = a->isnull[c];
-	}
+	take_arrays(res, a, sh->ncolumns);
 }
 
 /* The leader alone: palloc'd arrays, a serial scan. */
@@ -791,31 +810,15 @@ parallel_read_in_heap_order(ScanResult *res)
 	pfree(runs);
 	pfree(res->order);
 	res->order = NULL;
-	if (res->segment)
-		dsm_detach(res->segment);
-	else
-		pfree(res->kind);		/* the start of the one allocation */
-	res->segment = NULL;
-	res->kind = to.kind;
-	res->x = to.x;
-	res->y = to.y;
-	res->odd_srid = to.odd_srid;
-	res->tid = to.tid;
-	for (c = 0; c < res->ncolumns; c++)
-	{
-		res->values[c] = to.values[c];
-		res->isnull[c] = to.isnull[c];
-	}
+	free_arrays(res);
+	take_arrays(res, &to, res->ncolumns);
 }
 
 /* Frees what parallel_read holds (see parallel_read.h). */
 void
 parallel_read_release(ScanResult *res)
 {
-	if (res->segment)
-		dsm_detach(res->segment);
-	else if (res->kind)
-		pfree(res->kind);		/* the start of the one allocation */
+	free_arrays(res);
 	if (res->order)
 		pfree(res->order);
 	memset(res, 0, sizeof(*res));

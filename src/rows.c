@@ -191,6 +191,18 @@ copy_value(const Rows *rows, Datum value)
 	return copy;
 }
 
+/* Non-point k of the rows (see rows.h). */
+void
+rows_set_other(Rows *rows, int64 k, int64 row, const GeomInfo *g, Datum value)
+{
+	rows->other_row[k] = row;
+	rows->other_box[k].xmin = g->xmin;
+	rows->other_box[k].ymin = g->ymin;
+	rows->other_box[k].xmax = g->xmax;
+	rows->other_box[k].ymax = g->ymax;
+	rows->other_geom[k] = value;
+}
+
 /* A decoded 2D geometry's checks, in their order (see rows.h). */
 void
 rows_check_geometry(SridCheck *srids, int64 row, const GeomInfo *g)
@@ -224,12 +236,7 @@ read_geometry(Rows *rows, int64 row, Datum value)
 
 		reserve(rows, 1, true);
 		k = rows->nother++;
-		rows->other_row[k] = row;
-		rows->other_box[k].xmin = g.xmin;
-		rows->other_box[k].ymin = g.ymin;
-		rows->other_box[k].xmax = g.xmax;
-		rows->other_box[k].ymax = g.ymax;
-		rows->other_geom[k] = copy_value(rows, value);
+		rows_set_other(rows, k, row, &g, copy_value(rows, value));
 	}
 	return g.kind;
 }

@@ -112,6 +112,13 @@ struct GeomInfo;
 extern void rows_check_geometry(SridCheck *srids, int64 row, const struct GeomInfo *g);
 
 /*
+ * Non-point k of the rows (room for it reserved): its row, the box of its
+ * decoded value g, and the value (a copy the rows keep).
+ */
+extern void rows_set_other(Rows *rows, int64 k, int64 row, const struct GeomInfo *g,
+						   Datum value);
+
+/*
  * An error about row (0-based) of the rows: SQLSTATE sqlerrcode, the
  * message, "Row N of the window partition." and a hint (NULL for none).
  */

@@ -181,13 +181,7 @@ scan_rows_build(Rows *rows, RowsFns *fns, const ScanResult *res, const uint32 *s
 			value = scan_fetch_geometry(f, &res->tid[slots ? slots[b + p] : b + p]);
 			memset(&g, 0, sizeof(g));
 			gserialized_decode(value, &fns->geometry, &g);
-			rows->other_row[k] = p;
-			rows->other_box[k].xmin = g.xmin;
-			rows->other_box[k].ymin = g.ymin;
-			rows->other_box[k].xmax = g.xmax;
-			rows->other_box[k].ymax = g.ymax;
-			rows->other_geom[k] = value;
-			k++;
+			rows_set_other(rows, k++, p, &g, value);
 		}
 	}
 }
