@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <vector>
 
 namespace gd_bench {
 namespace {
@@ -104,6 +105,33 @@ PointSet make_dataset(const std::string& name, int64_t n, uint64_t seed) {
   if (name == "uniform") return make_uniform(n, seed);
   if (name == "blobs") return make_blobs(n, seed);
   throw std::invalid_argument("unknown data set \"" + name + "\" (uniform, blobs)");
+}
+
+NdPointSet make_dataset_nd(const std::string& name, int64_t n, int dims, uint64_t seed) {
+  if (name != "uniform" && name != "blobs")
+    throw std::invalid_argument("unknown data set \"" + name + "\" (uniform, blobs)");
+  if (dims < 3 || dims > 8) throw std::invalid_argument("dims must be 3 to 8");
+  constexpr double kNdSide = 100.0;
+  NdPointSet ps;
+  ps.name = name;
+  ps.dims = dims;
+  ps.coords.resize(static_cast<size_t>(n) * dims);
+  Rng rng(seed);
+  std::vector<double> centre(static_cast<size_t>(kBlobs) * dims), sigma(kBlobs);
+  for (int b = 0; b < kBlobs; b++) {
+    for (int k = 0; k < dims; k++) centre[b * dims + k] = rng.uniform() * kNdSide;
+    sigma[b] = 1.0 + 2.0 * rng.uniform();
+  }
+  for (int64_t i = 0; i < n; i++) {
+    double* p = &ps.coords[static_cast<size_t>(i) * dims];
+    if (name == "uniform" || i % 10 == 0) {
+      for (int k = 0; k < dims; k++) p[k] = rng.uniform() * kNdSide;
+    } else {
+      int b = static_cast<int>(rng.uniform() * kBlobs);
+      for (int k = 0; k < dims; k++) p[k] = centre[b * dims + k] + sigma[b] * rng.normal();
+    }
+  }
+  return ps;
 }
 
 }  // namespace gd_bench

@@ -23,6 +23,10 @@
 // the list against one device in the same strips and one device in one
 // piece, side by side, with the device part of each.
 //
+// --dims D (3 to 8): points of D coordinates instead (datasets.hpp's n-D sets,
+// gd_cluster_points_nd on each back end and, built with CUDA, the device's
+// n-D pipeline on resident points), one table (nd_report).
+//
 // Built with the CUDA back end, it also times "points already on the device":
 // gd::cuda::cluster_device on device-resident x, y (uploaded once, outside the
 // timing), the clustering core without the host<->device copies, its runs back
@@ -71,6 +75,7 @@ struct Options {
   std::vector<int> thread_steps;  // --thread-steps: see threads_report
   std::vector<int> devices;       // --devices: see devices_report
   bool devices_all = false;       // --devices all
+  int dims = 2;                   // --dims: see nd_report
 };
 
 [[noreturn]] void usage(const char* why) {
@@ -78,6 +83,7 @@ struct Options {
                "gd_bench: %s\n"
                "usage: gd_bench [--sizes 1M,10M] [--datasets uniform,blobs] [--eps 1,2,5]\n"
                "                [--minpoints 10] [--runs 3] [--threads 0] [--backends cpu,gpu]\n"
+               "                [--dims 3..8]\n"
                "                [--device 0] [--seed 42] [--budget MB] [--sweep 2,3,...,17]\n"
                "                [--min-items N] [--thread-steps 1,2,4,8,16] [--devices 0,0|all]\n",
                why);
@@ -131,6 +137,9 @@ Options parse_options(int argc, char** argv) {
       o.runs = std::max(1, std::atoi(v.c_str()));
     } else if (a == "--threads") {
       o.threads = std::atoi(v.c_str());
+    } else if (a == "--dims") {
+      o.dims = std::atoi(v.c_str());
+      if (o.dims < 3 || o.dims > 8) usage("--dims takes 3 to 8");
     } else if (a == "--backends") {
       o.cpu = o.gpu = false;
       for (auto& b : split(v)) {
@@ -524,6 +533,108 @@ static int sweep_report(const Options& o, bool gpu_ok) {
   return 0;
 }
 
+// ---- n-D points (--dims) -------------------------------------------------------
+//
+// For each n-D data set, size and eps: gd_cluster_points_nd on the CPU and
+// the GPU (host arrays in, ids out) and, built with CUDA, the device's n-D
+// pipeline on resident points (its runs back to back on a reused
+// workspace), best of --runs; the GPU's ids against the CPU's row for row.
+static int nd_report(const Options& o, bool gpu_ok) {
+  std::printf("\n%d-D points (datasets.hpp), minpoints %lld\n\n", o.dims,
+              static_cast<long long>(o.minpoints));
+  std::printf("| data set | dims | points | eps | CPU s | GPU s | GPU resident s | cells | CPU / GPU | CPU / resident | ids |\n");
+  std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+  for (const std::string& name : o.datasets) {
+    for (int64_t n : o.sizes) {
+      std::fprintf(stderr, "generating %s %dD %s ...\n", name.c_str(), o.dims, size_label(n).c_str());
+      gd_bench::NdPointSet ps;
+      try {
+        ps = gd_bench::make_dataset_nd(name, n, o.dims, o.seed);
+      } catch (const std::exception& e) {
+        usage(e.what());
+      }
+      std::vector<uint8_t> kinds(n, GD_ROW_POINT);
+      for (double eps : o.eps) {
+        gd_params params;
+        gd_params_init(&params);
+        params.eps = eps;
+        params.minpoints = o.minpoints;
+        params.threads = o.threads;
+        params.min_items_per_thread = o.min_items;
+        params.device = o.device;
+        params.device_memory_budget = o.budget_mb << 20;
+        auto time_on = [&](gd_backend backend, std::vector<int32_t>& ids, gd_run_stats& stats) {
+          params.backend = backend;
+          ids.assign(n, 0);
+          double best = std::numeric_limits<double>::infinity();
+          for (int run = 0; run < o.runs; run++) {
+            gd_error err{};
+            double t0 = now_s();
+            if (gd_cluster_points_nd(ps.coords.data(), o.dims, kinds.data(), n, &params,
+                                     ids.data(), &stats, &err) != GD_OK) {
+              std::fprintf(stderr, "  %s: %s\n", backend == GD_BACKEND_GPU ? "GPU" : "CPU", err.message);
+              return -1.0;
+            }
+            best = std::min(best, now_s() - t0);
+          }
+          return best;
+        };
+        std::vector<int32_t> cpu_ids, gpu_ids, res_ids;
+        gd_run_stats cpu_stats{}, gpu_stats{};
+        double cpu_s = -1, gpu_s = -1, res_s = -1;
+        if (o.cpu) {
+          std::fprintf(stderr, "  eps %g CPU ...\n", eps);
+          cpu_s = time_on(GD_BACKEND_CPU, cpu_ids, cpu_stats);
+        }
+        if (gpu_ok) {
+          std::fprintf(stderr, "  eps %g GPU ...\n", eps);
+          gpu_s = time_on(GD_BACKEND_GPU, gpu_ids, gpu_stats);
+#ifdef GD_BENCH_RESIDENT
+          std::fprintf(stderr, "  eps %g GPU resident ...\n", eps);
+          try {
+            params.backend = GD_BACKEND_GPU;
+            gd::CancelToken cancel(params);
+            gd::cuda::DeviceNdPoints dp(ps.coords.data(), o.dims, static_cast<uint32_t>(n), o.device);
+            gd::cuda::Options opts;
+            opts.keep_device_pool = true;
+            res_s = std::numeric_limits<double>::infinity();
+            for (int run = 0; run < o.runs; run++) {
+              gd_run_stats stats{};
+              double t0 = now_s();
+              gd::cuda::cluster_nd_device(dp.coords(), o.dims, static_cast<uint32_t>(n), params,
+                                          cancel, dp.rep(), stats, opts);
+              res_s = std::min(res_s, now_s() - t0);
+              if (run == 0) {
+                std::vector<uint32_t> rep(n);
+                dp.copy_reps_to_host(rep.data());
+                res_ids.resize(n);
+                gd::assign_ids(kinds.data(), n, rep.data(), o.minpoints, res_ids.data());
+              }
+            }
+            gd::cuda::release_device_pool(o.device);
+          } catch (const std::exception& e) {
+            std::fprintf(stderr, "  GPU resident: %s\n", e.what());
+            res_s = -1;
+          }
+#endif
+        }
+        std::string same = "—";
+        if (cpu_s >= 0 && gpu_s >= 0)
+          same = cpu_ids == gpu_ids && (res_s < 0 || res_ids == cpu_ids) ? "identical" : "DIFFER";
+        auto cell = [](double v) { return v < 0 ? std::string("—") : fmt("%.4f", v); };
+        auto ratio = [](double a, double b) { return a < 0 || b <= 0 ? std::string("—") : fmt("%.1fx", a / b); };
+        std::printf("| %s | %d | %s | %s | %s | %s | %s | %lld | %s | %s | %s |\n", name.c_str(),
+                    o.dims, size_label(n).c_str(), eps_label(eps).c_str(), cell(cpu_s).c_str(),
+                    cell(gpu_s).c_str(), cell(res_s).c_str(),
+                    static_cast<long long>(gpu_s >= 0 ? gpu_stats.cells : cpu_stats.cells),
+                    ratio(cpu_s, gpu_s).c_str(), ratio(cpu_s, res_s).c_str(), same.c_str());
+        std::fflush(stdout);
+      }
+    }
+  }
+  return 0;
+}
+
 // ---- threads against work (gd_params.min_items_per_thread) ----------------
 //
 // --thread-steps 1,2,4,...: for each data set, size and eps, the median time
@@ -762,6 +873,7 @@ int main(int argc, char** argv) {
   if (!o.sweep.empty()) return sweep_report(o, gpu_ok);
   if (!o.thread_steps.empty()) return threads_report(o);
   if (gpu_ok) warm_up_gpu(o);
+  if (o.dims > 2) return nd_report(o, gpu_ok);
 #ifdef GD_BENCH_RESIDENT
   if (!o.devices.empty() || o.devices_all) {
     if (!gpu_ok) usage("--devices needs a usable GPU");

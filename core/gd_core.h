@@ -257,9 +257,8 @@ gd_status	gd_cluster_graph_directed(const uint8_t *row_kind, int64_t nrows,
  * its relation (PostGIS's rounded query box, seen from the searching row);
  * the two differ only where a query box rounds across a point.
  *
- * Back ends: dims == 2 runs where params->backend says; dims >= 3 always runs
- * on the CPU, whatever params->backend says, and stats->backend reports
- * GD_BACKEND_CPU.
+ * Back ends: where params->backend says, for every dims (3 to 8 on the
+ * device: cuda/nd_dbscan.cu); stats->backend reports the one that ran.
  */
 #define GD_ND_MIN_DIMS 2
 #define GD_ND_MAX_DIMS 8
@@ -268,6 +267,16 @@ gd_status	gd_cluster_points_nd(const double *coords, int dims,
 								 const uint8_t *row_kind, int64_t nrows,
 								 const gd_params *params, int32_t *cluster_ids,
 								 gd_run_stats *stats, gd_error *err);
+
+/*
+ * gd_cluster_points_nd, and when point_types is not NULL one gd_point_type
+ * per row in it (as gd_cluster_points_typed).
+ */
+gd_status	gd_cluster_points_nd_typed(const double *coords, int dims,
+									   const uint8_t *row_kind, int64_t nrows,
+									   const gd_params *params, int32_t *cluster_ids,
+									   uint8_t *point_types, gd_run_stats *stats,
+									   gd_error *err);
 
 /*
  * Every pair of GD_ROW_POINT rows i < j that are neighbours at eps under the

@@ -1,6 +1,7 @@
 // gpu_stub.cpp — the GPU back end of a build without CUDA (CMake leaves this
 // file out when the CUDA back end is built).
 #include "backend.hpp"
+#include "nd_points.hpp"
 #include "sweep.hpp"
 
 namespace gd {
@@ -12,6 +13,11 @@ void gpu_cluster(const PointsView&, const gd_params&, const CancelToken&, uint32
 
 void gpu_sweep(const PointsView&, double, const std::vector<int64_t>&, const gd_params&,
                const CancelToken&, uint32_t* const*, const SweepEmit&, gd_run_stats&) {
+  throw Error(GD_ERR_NO_DEVICE, "gpu_dbscan was built without CUDA");
+}
+
+void gpu_nd_cluster(const NdPointsView&, const gd_params&, const CancelToken&, uint32_t*,
+                    gd_run_stats&, uint8_t*) {
   throw Error(GD_ERR_NO_DEVICE, "gpu_dbscan was built without CUDA");
 }
 

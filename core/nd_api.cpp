@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "api_guard.hpp"
+#include "api_rows.hpp"
 #include "nd_points.hpp"
 
 namespace {
@@ -52,6 +53,14 @@ extern "C" {
 gd_status gd_cluster_points_nd(const double* coords, int dims, const uint8_t* row_kind,
                                int64_t nrows, const gd_params* params, int32_t* cluster_ids,
                                gd_run_stats* stats, gd_error* err) {
+  return gd_cluster_points_nd_typed(coords, dims, row_kind, nrows, params, cluster_ids, nullptr,
+                                    stats, err);
+}
+
+gd_status gd_cluster_points_nd_typed(const double* coords, int dims, const uint8_t* row_kind,
+                                     int64_t nrows, const gd_params* params,
+                                     int32_t* cluster_ids, uint8_t* point_types,
+                                     gd_run_stats* stats, gd_error* err) {
   // Two axes: the 2D path, on either back end.
   if (dims == 2) {
     std::vector<double> x, y;
@@ -67,7 +76,8 @@ gd_status gd_cluster_points_nd(const double* coords, int dims, const uint8_t* ro
       }
     });
     if (st != GD_OK) return st;
-    return gd_cluster_points(x.data(), y.data(), row_kind, nrows, params, cluster_ids, stats, err);
+    return gd_cluster_points_typed(x.data(), y.data(), row_kind, nrows, params, cluster_ids,
+                                   point_types, stats, err);
   }
 
   return guarded(err, [&] {
@@ -81,19 +91,27 @@ gd_status gd_cluster_points_nd(const double* coords, int dims, const uint8_t* ro
 
     std::vector<double> pts = compact_points(coords, dims, row_kind, nrows, nullptr);
     const uint32_t npoints = static_cast<uint32_t>(pts.size() / dims);
-    gd_params cpu = *params;
-    cpu.backend = GD_BACKEND_CPU;  // no GPU path for dims >= 3
-    st.backend = GD_BACKEND_CPU;
+    st.backend = params->backend;
     st.points = npoints;
 
     std::vector<uint32_t> rep(npoints, gd::kNoise);
+    std::vector<uint8_t> core(point_types ? npoints : 0);
+    uint8_t* core_out = point_types ? core.data() : nullptr;
     if (!(params->minpoints >= 2 && npoints < params->minpoints)) {
-      gd::CancelToken cancel(cpu);
-      gd::nd_cluster(gd::NdPointsView{pts.data(), dims, npoints}, cpu, cancel, rep.data(), st);
+      const gd::NdPointsView view{pts.data(), dims, npoints};
+      gd::CancelToken cancel(*params);
+      if (params->backend == GD_BACKEND_GPU)
+        gd::gpu_nd_cluster(view, *params, cancel, rep.data(), st, core_out);
+      else
+        gd::nd_cluster(view, *params, cancel, rep.data(), st, core_out);
+    } else {
+      core_out = nullptr;  // no point is core
     }
     std::vector<double>().swap(pts);
     auto tl = std::chrono::steady_clock::now();
     gd::assign_ids(row_kind, nrows, rep.data(), params->minpoints, cluster_ids);
+    if (point_types)
+      fill_point_types(row_kind, nrows, core_out, cluster_ids, params->minpoints, point_types);
     st.t_label += seconds_since(tl);
     st.t_total = seconds_since(t0);
     if (stats) *stats = st;

@@ -23,10 +23,6 @@ namespace {
 constexpr uint8_t kCore = 1;
 constexpr uint32_t kNone = UINT32_MAX;
 
-// Points per coarse cell from which fine cells pay (measured on uniform and
-// clustered 3D sets of 1M points).
-constexpr double kFineOccupancy = 4;
-
 template <int D>
 class NdStages {
  public:
@@ -109,13 +105,14 @@ class NdStages {
 
   // rep[point index]: the root of a core point's set; for a border point the
   // root of its core neighbour with the smallest point index; else kNoise.
-  void borders(const AtomicUnionFind& uf, uint32_t* rep) {
+  void borders(const AtomicUnionFind& uf, uint32_t* rep, uint8_t* core) {
     const uint32_t* perm = g_.perm.data();
     auto find = [&uf](uint32_t i) { return uf.find(i); };
     for_each_cell([&](uint32_t c, NdWindow& window, WorkPoller& poller) {
       PointRange rows[NdWindow::kMaxRanges];
       int nrows = -1;
       for (uint32_t p = g_.start[c]; p < g_.start[c + 1]; ++p) {
+        if (core != nullptr) core[perm[p]] = flags_[p] & kCore;
         if (flags_[p] & kCore) {
           rep[perm[p]] = representative(true, p, kNoise, find);
           continue;
@@ -245,7 +242,7 @@ class NdStages {
 }  // namespace
 
 void nd_cluster(const NdPointsView& pts, const gd_params& params, const CancelToken& cancel,
-                uint32_t* rep, gd_run_stats& stats) {
+                uint32_t* rep, gd_run_stats& stats, uint8_t* core) {
   stats.backend = GD_BACKEND_CPU;
   stats.points = pts.n;
   if (pts.n == 0) return;
@@ -269,7 +266,7 @@ void nd_cluster(const NdPointsView& pts, const gd_params& params, const CancelTo
     stages.unite(uf);
     stats.t_union += watch.lap();
 
-    stages.borders(uf, rep);
+    stages.borders(uf, rep, core);
     stats.t_label += watch.lap();
   });
 }

@@ -12,12 +12,6 @@ namespace gd {
 
 namespace {
 
-// The points' box on the grid axes.
-struct AxisBox {
-  double lo[3] = {INFINITY, INFINITY, INFINITY};
-  double hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-};
-
 AxisBox axis_box(const NdPointsView& pts, int axes, ThreadTeam& team) {
   std::vector<AxisBox> part(team.size());
   team.for_static(pts.n, [&](int t, size_t begin, size_t end) {
@@ -39,45 +33,6 @@ AxisBox axis_box(const NdPointsView& pts, int axes, ThreadTeam& team) {
     }
   }
   return all;
-}
-
-// How coordinates map to cells.  The side s is reach f (1 + 1e-3) plus
-// 1e-12 of the extent E, with f = 1 / sqrt(axes) for fine cells (window
-// radius 2) and f = 1 for coarse ones (radius 1).  A neighbour pair
-// has |fl(d)| <= eps <= reach on each axis, so its exact difference over s
-// is below sqrt(3) / 1.001 (1 + 2^-52) < 1.7307 cells, or 1 / 1.001 (1 +
-// 2^-52) cells; each computed cell coordinate fl(fl(x - x0) / s) is off by
-// at most 2.3e-16 E / s <= 2.3e-4.  Two of them differ by less than 1.732,
-// or 0.9995, so their floors differ by at most the radius.
-struct CellMap {
-  int axes = 0;
-  double origin[3] = {0, 0, 0};
-  double side = 1;
-  bool single = false;  // every point in cell 0: eps or the extent is infinite
-
-  NdCell cell_of(const double* p) const {
-    NdCell k{{0, 0, 0}};
-    if (single) return k;
-    for (int a = 0; a < axes; ++a) k.c[a] = static_cast<int64_t>((p[a] - origin[a]) / side);
-    return k;
-  }
-};
-
-CellMap choose_cells(const AxisBox& box, int axes, bool fine, double reach) {
-  CellMap m;
-  m.axes = axes;
-  double extent = 0;
-  for (int a = 0; a < axes; ++a) {
-    m.origin[a] = box.lo[a];
-    extent = std::max(extent, box.hi[a] - box.lo[a]);
-  }
-  const double f = fine ? 1 / std::sqrt(static_cast<double>(axes)) : 1;
-  double side = neighbour_reach(reach) * f * (1 + 1e-3) + 1e-12 * extent;
-  if (std::isfinite(side))
-    m.side = side;
-  else
-    m.single = true;
-  return m;
 }
 
 // Cells and their starts from the sorted points' cells.
@@ -151,6 +106,23 @@ void sort_by_cell(const NdPointsView& pts, const CellMap& m, NdGrid& grid, Threa
 }
 
 }  // namespace
+
+CellMap choose_cells(const AxisBox& box, int axes, bool fine, double reach) {
+  CellMap m;
+  m.axes = axes;
+  double extent = 0;
+  for (int a = 0; a < axes; ++a) {
+    m.origin[a] = box.lo[a];
+    extent = std::max(extent, box.hi[a] - box.lo[a]);
+  }
+  const double f = fine ? 1 / std::sqrt(static_cast<double>(axes)) : 1;
+  double side = neighbour_reach(reach) * f * (1 + 1e-3) + 1e-12 * extent;
+  if (std::isfinite(side))
+    m.side = side;
+  else
+    m.single = true;
+  return m;
+}
 
 NdGrid build_nd_grid(const NdPointsView& pts, double reach, bool fine, ThreadTeam& team) {
   NdGrid grid;

@@ -24,6 +24,7 @@
 #include "big_alloc.hpp"
 #include "cpu_window.hpp"
 #include "memory_ledger.hpp"
+#include "nd_cells.hpp"
 #include "pair_collect.hpp"
 #include "parallel.hpp"
 
@@ -56,19 +57,6 @@ decltype(auto) dispatch_dims(int dims, Fn&& fn) {
     default: throw Error(GD_ERR_INVALID, "points must have 2 to 8 coordinates");
   }
 }
-
-// A grid cell: its integer coordinates on the grid axes (the first
-// min(dims, 3) axes; unused ones are 0), ordered lexicographically.
-struct NdCell {
-  int64_t c[3];
-};
-
-inline bool operator<(const NdCell& a, const NdCell& b) {
-  if (a.c[0] != b.c[0]) return a.c[0] < b.c[0];
-  if (a.c[1] != b.c[1]) return a.c[1] < b.c[1];
-  return a.c[2] < b.c[2];
-}
-inline bool operator<=(const NdCell& a, const NdCell& b) { return !(b < a); }
 
 // Points sorted by cell.  Coarse cells are cubes of side about eps on the
 // first min(dims, 3) axes: a neighbour lies in the 3^axes window, and the
@@ -121,8 +109,16 @@ class NdWindow {
 
 // The CPU back end for D >= 2: rep[point index] = its cluster's
 // representative (a sorted position), kNoise for noise.
+// core (when given) takes each point's core flag (1 core, else 0).
 void nd_cluster(const NdPointsView& pts, const gd_params& params, const CancelToken& cancel,
-                uint32_t* rep, gd_run_stats& stats);
+                uint32_t* rep, gd_run_stats& stats, uint8_t* core = nullptr);
+
+// The GPU back end for 3 to 8 dimensions (cuda/nd_dbscan.cu, or a stub that
+// throws GD_ERR_NO_DEVICE when built without CUDA): the clusters of
+// nd_cluster, rep as cluster ranks (0..k-1 in the order of each cluster's
+// first point), core as nd_cluster's.
+void gpu_nd_cluster(const NdPointsView& pts, const gd_params& params, const CancelToken& cancel,
+                    uint32_t* rep, gd_run_stats& stats, uint8_t* core = nullptr);
 
 // Every pair of points within eps under the n-D predicate, as the rows
 // (row_of[point index], increasing) i < j, into out (malloc'ed).  More

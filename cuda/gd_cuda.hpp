@@ -17,6 +17,9 @@
 #include "sweep.hpp"
 
 namespace gd {
+
+struct NdPointsView;  // nd_points.hpp
+
 namespace cuda {
 
 struct Options {
@@ -102,6 +105,34 @@ class DevicePoints {
  private:
   double* x_ = nullptr;
   double* y_ = nullptr;
+  uint32_t* rep_ = nullptr;
+  uint32_t n_ = 0;
+  int device_ = 0;
+};
+
+// The n-D pipeline (nd_dbscan.cu, 3 to 8 dimensions): gd::gpu_nd_cluster with
+// options, and the same on device-resident row-major coordinates (rep in
+// device memory, stats.t_transfer 0), for the benchmark.
+void cluster_nd_host(const NdPointsView& pts, const gd_params& params, const CancelToken& cancel,
+                     uint32_t* rep, gd_run_stats& stats, const Options& opts,
+                     uint8_t* core = nullptr);
+void cluster_nd_device(const double* d_coords, int dims, uint32_t n, const gd_params& params,
+                       const CancelToken& cancel, uint32_t* d_rep, gd_run_stats& stats,
+                       const Options& opts = Options());
+
+// Device-resident n-D points plus room for the representatives (RAII).
+class DeviceNdPoints {
+ public:
+  DeviceNdPoints(const double* coords, int dims, uint32_t n, int device);
+  DeviceNdPoints(const DeviceNdPoints&) = delete;
+  DeviceNdPoints& operator=(const DeviceNdPoints&) = delete;
+  ~DeviceNdPoints();
+  const double* coords() const { return coords_; }
+  uint32_t* rep() const { return rep_; }
+  void copy_reps_to_host(uint32_t* rep) const;
+
+ private:
+  double* coords_ = nullptr;
   uint32_t* rep_ = nullptr;
   uint32_t n_ = 0;
   int device_ = 0;

@@ -99,8 +99,9 @@ row_major(const Rows *rows)
 
 /*
  * POINT Z and float8[] points: two coordinates are 2D points; more go to
- * the core's n-D clustering for ids, and through the n-D neighbour pairs
- * (a symmetric relation) and the graph for sweeps and point types.
+ * the core's n-D clustering for ids and point types (either back end), and
+ * through the n-D neighbour pairs (a symmetric relation) and the graph for
+ * sweeps (the CPU).
  */
 static void
 cluster_nd(const Rows *rows, const ClusterJob *job)
@@ -122,10 +123,9 @@ cluster_nd(const Rows *rows, const ClusterJob *job)
 		return;
 	}
 	coords = row_major(rows);
-	if (CLUSTER_JOB_IDS_ONLY(job))
+	if (job->nminpoints == 1)
 	{
-		core_cluster_points_nd(coords, rows->dims, rows->kind, rows->nrows, rows->npoints,
-							   job->eps, job->minpoints[0], job->ids);
+		core_cluster_points_nd(coords, rows->dims, rows->kind, rows->nrows, rows->npoints, job);
 		return;
 	}
 	INSTR_TIME_SET_CURRENT(start);

@@ -297,10 +297,18 @@ call_points(const double *x, const double *y, const uint8_t *row_kind, int64_t n
 								   stats, err);
 }
 
-/* Runs job on 2D points (see core_call.h). */
-void
-core_cluster_points(const double *x, const double *y, const uint8_t *row_kind,
-					int64_t nrows, int64_t npoints, const ClusterJob *job, bool may_use_gpu)
+/* One core call on the given back end (call_points, call_points_nd). */
+typedef gd_status (*CoreCall) (const void *arg, gd_backend backend, gd_run_stats *stats,
+							   gd_error *err);
+
+/*
+ * Runs call for nrows rows (npoints points) on the back end gpu_dbscan.backend
+ * chooses when may_use_gpu (else the CPU): a GPU slot taken and given back,
+ * a failed GPU run retried on the CPU under auto, the error raised, the run
+ * recorded.
+ */
+static void
+run_core(int64_t nrows, int64_t npoints, bool may_use_gpu, CoreCall call, const void *arg)
 {
 	gd_backend	backend = may_use_gpu ? choose_backend(nrows) : GD_BACKEND_CPU;
 	gd_run_stats stats;
@@ -309,43 +317,76 @@ core_cluster_points(const double *x, const double *y, const uint8_t *row_kind,
 	double		waited = 0;
 	bool		slot = false;
 
-	/* ids, point types and sweeps of 2D points all run on the GPU */
 	if (backend == GD_BACKEND_GPU)
 	{
 		gd_progress_phase(GD_PHASE_SLOT_WAIT);
 		slot = take_gpu_slot(&backend, &waited);
 	}
 	gd_progress_phase(backend == GD_BACKEND_GPU ? GD_PHASE_CLUSTER_GPU : GD_PHASE_CLUSTER_CPU);
-	status = call_points(x, y, row_kind, nrows, job, backend, &stats, &err);
+	status = call(arg, backend, &stats, &err);
 	if (slot)
 		gd_gpu_slot_release();
 	if (retry_on_cpu(status, backend, &err))
 	{
 		gd_progress_phase(GD_PHASE_CLUSTER_CPU);
-		status = call_points(x, y, row_kind, nrows, job, GD_BACKEND_CPU, &stats, &err);
+		status = call(arg, GD_BACKEND_CPU, &stats, &err);
 	}
 	if (status != GD_OK)
 		raise_core_error(&err);
 	record_run(&stats, nrows, npoints, waited);
 }
 
-/* Ids of n-D points, on the CPU (see core_call.h). */
+typedef struct PointsCall
+{
+	const double *x;
+	const double *y;
+	const double *coords;		/* n-D: dims per row */
+	int			dims;
+	const uint8_t *row_kind;
+	int64_t		nrows;
+	const ClusterJob *job;
+} PointsCall;
+
+static gd_status
+call_points_2d(const void *arg, gd_backend backend, gd_run_stats *stats, gd_error *err)
+{
+	const PointsCall *c = arg;
+
+	return call_points(c->x, c->y, c->row_kind, c->nrows, c->job, backend, stats, err);
+}
+
+/* Runs job on 2D points (see core_call.h); ids, point types and sweeps all run on the GPU. */
+void
+core_cluster_points(const double *x, const double *y, const uint8_t *row_kind,
+					int64_t nrows, int64_t npoints, const ClusterJob *job, bool may_use_gpu)
+{
+	PointsCall	c = {x, y, NULL, 2, row_kind, nrows, job};
+
+	run_core(nrows, npoints, may_use_gpu, call_points_2d, &c);
+}
+
+static gd_status
+call_points_nd(const void *arg, gd_backend backend, gd_run_stats *stats, gd_error *err)
+{
+	const PointsCall *c = arg;
+	gd_params	params;
+
+	fill_params(&params, c->job->eps, c->job->minpoints[0], backend);
+	memset(stats, 0, sizeof(*stats));
+	memset(err, 0, sizeof(*err));
+	return gd_cluster_points_nd_typed(c->coords, c->dims, c->row_kind, c->nrows, &params,
+									  c->job->ids, c->job->types, stats, err);
+}
+
+/* Ids, or ids and point types, of n-D points (see core_call.h). */
 void
 core_cluster_points_nd(const double *coords, int dims, const uint8_t *row_kind,
-					   int64_t nrows, int64_t npoints, double eps, int64_t minpoints,
-					   int32_t *ids)
+					   int64_t nrows, int64_t npoints, const ClusterJob *job)
 {
-	gd_params	params;
-	gd_run_stats stats;
-	gd_error	err;
+	PointsCall	c = {NULL, NULL, coords, dims, row_kind, nrows, job};
 
-	fill_params(&params, eps, minpoints, GD_BACKEND_CPU);
-	memset(&stats, 0, sizeof(stats));
-	memset(&err, 0, sizeof(err));
-	gd_progress_phase(GD_PHASE_CLUSTER_CPU);
-	if (gd_cluster_points_nd(coords, dims, row_kind, nrows, &params, ids, &stats, &err) != GD_OK)
-		raise_core_error(&err);
-	record_run(&stats, nrows, npoints, 0);
+	Assert(job->nminpoints == 1);
+	run_core(nrows, npoints, true, call_points_nd, &c);
 }
 
 /* Raises the error of a pair search that failed, after freeing its list. */

@@ -26,9 +26,6 @@ typedef struct ClusterJob
 	uint8_t    *types;
 } ClusterJob;
 
-/* Whether job asks for ids at one minpoints only (no point types, no sweep). */
-#define CLUSTER_JOB_IDS_ONLY(job) ((job)->nminpoints == 1 && (job)->types == NULL)
-
 /*
  * Runs job on 2D points (row_kind POINT, EMPTY or NULL); the back end is
  * gpu_dbscan.backend's choice when may_use_gpu, else the CPU.  The GPU
@@ -38,10 +35,13 @@ extern void core_cluster_points(const double *x, const double *y, const uint8_t 
 								int64_t nrows, int64_t npoints, const ClusterJob *job,
 								bool may_use_gpu);
 
-/* Ids of n-D points (coords: dims per row, dims >= 3), on the CPU. */
+/*
+ * Runs job, ids or ids and point types at one minpoints, on n-D points
+ * (coords: dims per row, dims >= 3) on the back end gpu_dbscan.backend
+ * chooses.
+ */
 extern void core_cluster_points_nd(const double *coords, int dims, const uint8_t *row_kind,
-								   int64_t nrows, int64_t npoints, double eps,
-								   int64_t minpoints, int32_t *ids);
+								   int64_t nrows, int64_t npoints, const ClusterJob *job);
 
 /* Pairs of n-D points within eps, on the CPU; free with gd_pair_list_free. */
 extern void core_neighbour_pairs_nd(const double *coords, int dims, const uint8_t *row_kind,

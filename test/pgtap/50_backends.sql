@@ -5,7 +5,7 @@
 -- and gpu_dbscan_read_floor() report what they should.
 \ir lib/prelude.sql
 
-SELECT plan(32);
+SELECT plan(39);
 
 -- A fresh session has run nothing yet (this also loads the module, so the
 -- gpu_dbscan.* settings exist from here on).
@@ -116,8 +116,59 @@ SELECT is(pg_temp.labels_with(ARRAY['gpu_dbscan.backend', 'gpu', 'gpu_dbscan.dev
 							  'wide_pts', 1.0, 4) IS NOT NULL
 		  AND (SELECT l.backend = 'gpu' AND l.strips >= 2 FROM gpu_dbscan_last_run() l),
 		  true, 'gpu_dbscan_last_run() reports the strips');
+-- Points of three and more coordinates on the GPU (cuda/nd_dbscan.cu): ids
+-- and point types of POINT Z and float8[] rows, NULL and EMPTY rows among
+-- them, as the CPU gives them.
+CREATE TEMP TABLE nd_pts AS
+SELECT i AS id,
+	   CASE WHEN i % 211 = 0 THEN NULL
+			WHEN i % 199 = 0 THEN 'POINT Z EMPTY'::geometry
+			ELSE ST_MakePoint(c * 7 + random(), (c % 3) * 5 + random(), random() * 3) END AS geom,
+	   CASE WHEN i % 211 = 0 THEN NULL
+			ELSE ARRAY[c * 7 + random(), random(), random(), random(), (c % 2) * 3 + random()] END AS arr
+FROM (SELECT setseed(0.6)) s, generate_series(1, 30000) i, LATERAL (SELECT i % 9 AS c) k;
+-- expr over nd_pts with settings (name, value, ...) in force for the query.
+CREATE FUNCTION pg_temp.nd_answer(settings text[], expr text) RETURNS text[]
+LANGUAGE plpgsql AS $$
+DECLARE
+	saved	text[] := '{}';
+	result	text[];
+BEGIN
+	FOR i IN 1 .. array_length(settings, 1) BY 2 LOOP
+		saved := saved || ARRAY[settings[i], current_setting(settings[i])];
+		PERFORM set_config(settings[i], settings[i + 1], true);
+	END LOOP;
+	EXECUTE format('SELECT array_agg(c::text ORDER BY id) FROM (SELECT id, %s OVER (ORDER BY id) c FROM nd_pts) s', expr)
+		INTO result;
+	FOR i IN 1 .. array_length(saved, 1) BY 2 LOOP
+		PERFORM set_config(saved[i], saved[i + 1], true);
+	END LOOP;
+	RETURN result;
+END
+$$;
+SELECT is(pg_temp.nd_answer(ARRAY['gpu_dbscan.backend', 'gpu'], e),
+		  pg_temp.nd_answer(ARRAY['gpu_dbscan.backend', 'cpu'], e), format('%s: backend gpu and cpu agree', e))
+FROM (VALUES ('gpu_dbscan_3d(geom, 0.15, 6)'), ('gpu_dbscan_point_type_3d(geom, 0.15, 6)'),
+			 ('gpu_dbscan(arr, 0.3, 4)'), ('gpu_dbscan_point_type(arr, 0.3, 4)')) v(e);
+SELECT is((SELECT array_length(pg_temp.nd_answer(ARRAY['gpu_dbscan.backend', 'gpu'],
+												 'gpu_dbscan_3d(geom, 0.15, 6)'), 1) = 30000
+		   AND l.backend = 'gpu' FROM gpu_dbscan_last_run() l), true,
+		  'gpu_dbscan_last_run() says a POINT Z partition ran on the GPU');
+SELECT is(pg_temp.nd_answer(ARRAY['gpu_dbscan.backend', 'auto', 'gpu_dbscan.gpu_min_rows', '0',
+								  'gpu_dbscan.device_memory_budget', '1MB',
+								  'client_min_messages', 'warning'], 'gpu_dbscan_3d(geom, 0.15, 6)'),
+		  pg_temp.nd_answer(ARRAY['gpu_dbscan.backend', 'cpu'], 'gpu_dbscan_3d(geom, 0.15, 6)'),
+		  'POINT Z under a device budget too small: auto falls back to the CPU''s answer');
 \else
-SELECT skip('no usable GPU', 9);
+SELECT skip('no usable GPU', 15);
+\endif
+\if :gpu_usable
+SELECT skip('a GPU is usable, so backend = ''gpu'' does not fail on POINT Z', 1);
+\else
+SELECT throws_like($$SET LOCAL gpu_dbscan.backend = 'gpu';
+					 SELECT gpu_dbscan_3d(geom, 1, 2) OVER () FROM (VALUES ('POINT Z (0 0 0)'::geometry)) v(geom)$$,
+				   'gpu_dbscan.backend is "gpu" but no usable GPU: %',
+				   'backend = ''gpu'' without a usable GPU, POINT Z rows: a clear error');
 \endif
 
 -- gpu_dbscan_last_run() describes the last partition clustered.

@@ -8,51 +8,20 @@
 #include <limits>
 #include <random>
 #include <set>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "gd_core.h"
 #include "nd_points.hpp"
 #include "parallel.hpp"
+#include "nd_helpers.hpp"
 #include "reference.hpp"
 
 namespace {
 
 using gd_test::reference_graph_dbscan;
-
-// Rows of d-dimensional points, row-major.
-struct NdRows {
-  int dims;
-  std::vector<double> coords;
-  std::vector<uint8_t> kinds;
-  size_t size() const { return kinds.size(); }
-  const double* at(size_t r) const { return coords.data() + r * dims; }
-  void add(const std::vector<double>& p, uint8_t kind = GD_ROW_POINT) {
-    coords.insert(coords.end(), p.begin(), p.end());
-    kinds.push_back(kind);
-  }
-};
-
-// The predicate of gd_core.h for n-D points, literally.
-bool ref_within_nd(const double* p, const double* q, int dims, double eps) {
-  double sum = 0;
-  for (int k = 0; k < dims; ++k) {
-    double d = q[k] - p[k];
-    if (std::fabs(d) > eps) return false;
-    sum = sum + d * d;
-  }
-  return std::sqrt(sum) <= eps;
-}
-
-std::vector<std::vector<bool>> ref_neighbours(const NdRows& r, double eps) {
-  const size_t n = r.size();
-  std::vector<std::vector<bool>> nb(n, std::vector<bool>(n, false));
-  for (size_t i = 0; i < n; ++i)
-    for (size_t j = 0; j < n; ++j)
-      nb[i][j] = r.kinds[i] == GD_ROW_POINT && r.kinds[j] == GD_ROW_POINT &&
-                 ref_within_nd(r.at(i), r.at(j), r.dims, eps);
-  return nb;
-}
+using namespace gd_test::nd;
 
 std::vector<int32_t> run_nd(const NdRows& r, double eps, int64_t minpoints, int threads = 0,
                             gd_backend backend = GD_BACKEND_CPU, gd_run_stats* stats = nullptr) {
@@ -83,40 +52,6 @@ void expect_reference(const NdRows& r, double eps, int64_t minpoints,
                        << minpoints << " threads " << threads << ": row " << first << " got "
                        << got[first] << " want " << want[first];
   }
-}
-
-NdRows uniform(int dims, size_t n, double extent, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(0, extent);
-  NdRows r{dims, {}, {}};
-  std::vector<double> p(dims);
-  for (size_t i = 0; i < n; ++i) {
-    for (double& c : p) c = u(rng);
-    r.add(p);
-  }
-  return r;
-}
-
-// Gaussian blobs, a fifth of the rows uniform noise, a few NULL and EMPTY rows.
-NdRows blobs(int dims, size_t n, int nblobs, double extent, double sigma, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(0, extent);
-  std::normal_distribution<double> g(0, sigma);
-  std::vector<std::vector<double>> centre(nblobs, std::vector<double>(dims));
-  for (auto& c : centre)
-    for (double& v : c) v = u(rng);
-  NdRows r{dims, {}, {}};
-  std::vector<double> p(dims);
-  for (size_t i = 0; i < n; ++i) {
-    if (i % 37 == 5) {
-      r.add(std::vector<double>(dims, 0.0), i % 2 ? GD_ROW_NULL : GD_ROW_EMPTY);
-      continue;
-    }
-    const auto& c = centre[rng() % nblobs];
-    for (int k = 0; k < dims; ++k) p[k] = i % 5 == 4 ? u(rng) : c[k] + g(rng);
-    r.add(p);
-  }
-  return r;
 }
 
 TEST(Nd, PredicateWithTwoAxesIsTheBoxAndDistanceTest) {
@@ -265,12 +200,37 @@ TEST(Nd, TooFewPointsForMinpointsIsAllNoise) {
   for (int32_t id : ids) EXPECT_EQ(id, GD_NOISE);
 }
 
-TEST(Nd, GpuRequestRunsOnTheCpuForThreeOrMoreAxes) {
+TEST(Nd, GpuRequestWithoutAGpuIsADeviceFailure) {
+  // With a usable GPU the device tests (test_gpu_nd.cpp) cover this request.
+  gd_error why;
+  if (gd_gpu_available(0, &why)) GTEST_SKIP() << "a GPU is usable here";
   NdRows r = blobs(3, 500, 3, 10, 0.5, 2);
-  gd_run_stats stats{};
-  std::vector<int32_t> got = run_nd(r, 0.5, 4, 0, GD_BACKEND_GPU, &stats);
-  EXPECT_EQ(stats.backend, GD_BACKEND_CPU);
-  EXPECT_EQ(got, run_nd(r, 0.5, 4));
+  gd_params p;
+  gd_params_init(&p);
+  p.eps = 0.5;
+  p.minpoints = 4;
+  p.backend = GD_BACKEND_GPU;
+  std::vector<int32_t> ids(r.size());
+  gd_error err;
+  const gd_status st = gd_cluster_points_nd(r.coords.data(), 3, r.kinds.data(),
+                                            static_cast<int64_t>(r.size()), &p, ids.data(),
+                                            nullptr, &err);
+  // a device failure, which backend = auto retries on the CPU
+  EXPECT_TRUE(st == GD_ERR_NO_DEVICE || st == GD_ERR_DEVICE) << st << ": " << err.message;
+  EXPECT_NE(std::string(err.message), "");
+}
+
+TEST(Nd, PointTypesMatchReference) {
+  for (int dims : {3, 5}) {
+    NdRows r = blobs(dims, 1200, 4, 30, 1.0, 60 + dims);
+    for (double eps : {0.4, 1.2})
+      for (int64_t m : {0, 1, 3, 9}) {
+        std::vector<uint8_t> types(r.size(), 9);
+        std::vector<int32_t> ids = run_nd_typed(r, eps, m, GD_BACKEND_CPU, &types);
+        EXPECT_EQ(ids, run_nd(r, eps, m));
+        EXPECT_EQ(types, reference_types(r, eps, m, ids)) << dims << "-D eps " << eps << " m " << m;
+      }
+  }
 }
 
 TEST(Nd, NeighbourPairsMatchBruteForce) {

@@ -1,0 +1,744 @@
+// nd_dbscan.cu — the device pipeline for points of 3 to 8 dimensions (POINT
+// Z, float8[] rows), the GPU side of nd_dbscan.cpp:
+//
+//   upload -> grid (nd_cells.hpp's cells on the first three axes, sorted on
+//   the device) -> core flags with early exit -> union of core pairs
+//   (union_find.cuh) -> first claimers -> representatives and their ranks
+//   (labels.cu's rank_reps) -> download
+//
+// The rules are rules/dbscan_rules.hpp's over the symmetric predicate
+// within_eps_d<D> (rules/neighbour.hpp): core pairs are joined both ways, a
+// border point joins its core neighbour with the smallest index.  Each
+// cell's box lets a stage skip a cell whose nearest corner is too far, or
+// take it whole when its farthest corner is near enough (the predicate is
+// monotone in every |q_k - p_k|); a cell whose box's corners pass is
+// "small": its points are pairwise neighbours, so its core points are one
+// set and count each other without a test.  Fine cells (side eps / sqrt 3)
+// where points are dense, as on the CPU, make most cells small.
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+
+#include <algorithm>
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+#include "claimers.cuh"
+#include "gd_cuda.hpp"
+#include "grid.cuh"
+#include "nd_cells.hpp"
+#include "nd_points.hpp"
+#include "pipeline.cuh"
+#include "reduce_by_cell.cuh"
+#include "trace.cuh"
+#include "union_find.cuh"
+
+namespace gd {
+namespace cuda {
+
+namespace cub = CUB_NS_QUALIFIER;
+namespace thrust = THRUST_NS_QUALIFIER;
+
+void rank_reps(RunContext& ctx, uint32_t n, uint32_t* rep);  // labels.cu
+
+namespace {
+
+// ---- boxes -------------------------------------------------------------------
+
+template <int D>
+struct BoxD {
+  double lo[D];
+  double hi[D];
+};
+
+// The one-point box of point i, on the first D coordinates of rows of stride.
+template <int D>
+struct PointBox {
+  const double* p;
+  int stride;
+  __host__ __device__ BoxD<D> operator()(uint64_t i) const {
+    BoxD<D> b;
+    for (int k = 0; k < D; ++k) b.lo[k] = b.hi[k] = p[i * stride + k];
+    return b;
+  }
+};
+
+template <int D>
+struct MergeBox {
+  __host__ __device__ BoxD<D> operator()(const BoxD<D>& a, const BoxD<D>& b) const {
+    BoxD<D> r;
+    for (int k = 0; k < D; ++k) {
+      r.lo[k] = a.lo[k] < b.lo[k] ? a.lo[k] : b.lo[k];
+      r.hi[k] = a.hi[k] > b.hi[k] ? a.hi[k] : b.hi[k];
+    }
+    return r;
+  }
+};
+
+// Some point of b may be a neighbour of p: b's point nearest p passes.  Every
+// |fl(q_k - p_k)| over b is at least the nearest corner's (rounding is
+// monotone), and the predicate is monotone in each.
+template <int D>
+__device__ __forceinline__ bool box_near(const double* p, const BoxD<D>& b, double eps) {
+  double c[D];
+  for (int k = 0; k < D; ++k) c[k] = fmin(fmax(p[k], b.lo[k]), b.hi[k]);
+  return within_eps_d<D>(p, c, eps);
+}
+
+// Every point of b is a neighbour of p: b's corner farthest from p passes.
+template <int D>
+__device__ __forceinline__ bool box_all(const double* p, const BoxD<D>& b, double eps) {
+  double c[D];
+  for (int k = 0; k < D; ++k)
+    c[k] = fabs(sub_rn(b.lo[k], p[k])) >= fabs(sub_rn(b.hi[k], p[k])) ? b.lo[k] : b.hi[k];
+  return within_eps_d<D>(p, c, eps);
+}
+
+// ---- the grid ------------------------------------------------------------------
+
+template <int D>
+struct NdView {
+  uint32_t n;
+  uint32_t ncells;
+  int nwin;                 // cell ranges per cell: (2 radius + 1)^2
+  double eps;
+  const double* p;          // coordinates in cell order, D per point
+  const uint32_t* idx;      // original index of each sorted point
+  const uint32_t* cell_of;  // cell of each sorted point
+  const uint32_t* start;    // ncells + 1 offsets into the sorted points
+  const BoxD<D>* box;       // box of each cell's points
+  const uint8_t* small;     // cell: its points are pairwise neighbours
+  const CellRange* win;     // nwin per cell: the cells that may hold a neighbour
+
+  __device__ const double* point(uint32_t i) const { return p + static_cast<size_t>(i) * D; }
+};
+
+template <int D>
+struct NdGridDev {
+  uint32_t n = 0, ncells = 0;
+  int radius = 1;
+  double eps = 0;
+  device_buffer<double> p;
+  device_buffer<uint32_t> idx, cell_of, start;
+  device_buffer<BoxD<D>> box;
+  device_buffer<uint8_t> small;
+  device_buffer<CellRange> win;
+  uint64_t work = 0;
+
+  int nwin() const { return (2 * radius + 1) * (2 * radius + 1); }
+  NdView<D> view() const {
+    return NdView<D>{n,           ncells,          nwin(),       eps,        p.data(),
+                     idx.data(),  cell_of.data(),  start.data(), box.data(), small.data(),
+                     win.data()};
+  }
+};
+
+// Sort key of sorted point j for one pass: the whole cell (axis < 0: the
+// cells fit a 64-bit key) or one axis of it.
+struct KeyOf {
+  const double* coords;
+  const uint32_t* order;  // null: identity
+  int dims;
+  CellMap map;
+  uint64_t count1, count2;
+  int axis;
+  __device__ uint64_t operator()(uint64_t j) const {
+    const uint64_t i = order ? order[j] : j;
+    const NdCell k = map.cell_of(coords + i * dims);
+    if (axis >= 0) return static_cast<uint64_t>(k.c[axis]);
+    return (static_cast<uint64_t>(k.c[0]) * count1 + static_cast<uint64_t>(k.c[1])) * count2 +
+           static_cast<uint64_t>(k.c[2]);
+  }
+};
+
+__global__ void keys_kernel(KeyOf key, uint32_t n, uint64_t* out) {
+  uint64_t j = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (j < n) out[j] = key(j);
+}
+
+__global__ void iota_kernel(uint32_t* out, uint32_t n) {
+  uint64_t j = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (j < n) out[j] = static_cast<uint32_t>(j);
+}
+
+template <int D>
+__global__ void gather_kernel(const double* __restrict__ coords, const uint32_t* __restrict__ idx,
+                              uint32_t n, double* __restrict__ out) {
+  uint64_t t = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= static_cast<uint64_t>(n) * D) return;
+  const uint64_t j = t / D, k = t % D;
+  out[t] = coords[static_cast<uint64_t>(idx[j]) * D + k];
+}
+
+// 1 where sorted point j starts a cell.
+template <int D>
+struct StartsCell {
+  const double* p;
+  CellMap map;
+  __host__ __device__ uint32_t operator()(uint64_t j) const {
+    return j == 0 || !(map.cell_of(p + j * D) == map.cell_of(p + (j - 1) * D)) ? 1u : 0u;
+  }
+};
+
+template <int D>
+__global__ void cell_starts_kernel(StartsCell<D> starts, const uint32_t* __restrict__ cell_of,
+                                   uint32_t n, uint32_t* __restrict__ start,
+                                   NdCell* __restrict__ cells) {
+  uint64_t j = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (j < n && starts(j)) {
+    start[cell_of[j]] = static_cast<uint32_t>(j);
+    cells[cell_of[j]] = starts.map.cell_of(starts.p + j * D);
+  }
+  if (j == 0) start[cell_of[n - 1] + 1] = n;
+}
+
+// Per cell: small flag, and its window: for each offset on the first two
+// axes, the cells within radius on the third, one range (cells are in
+// lexicographic order); work[c] = its points times the window's points.
+template <int D>
+__global__ void window_kernel(const NdCell* __restrict__ cells, int radius, uint32_t ncells,
+                              double eps, const uint32_t* __restrict__ start,
+                              const BoxD<D>* __restrict__ box, uint8_t* __restrict__ small,
+                              CellRange* __restrict__ win, uint64_t* __restrict__ work) {
+  uint64_t c = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (c >= ncells) return;
+  const NdCell k = cells[c];
+  small[c] = within_eps_d<D>(box[c].lo, box[c].hi, eps) ? 1 : 0;
+  const int width = 2 * radius + 1;
+  uint64_t seen = 0;
+  for (int r = 0; r < width * width; ++r) {
+    NdCell low = k;
+    low.c[0] += r % width - radius;
+    low.c[1] += r / width - radius;
+    NdCell high = low;
+    low.c[2] = k.c[2] - radius;
+    high.c[2] = k.c[2] + radius;
+    // first cell >= low, first cell > high
+    uint32_t a = 0, b = ncells;
+    while (a < b) {
+      uint32_t m = a + (b - a) / 2;
+      if (cells[m] < low) a = m + 1; else b = m;
+    }
+    uint32_t lo = a;
+    b = ncells;
+    while (a < b) {
+      uint32_t m = a + (b - a) / 2;
+      if (cells[m] <= high) a = m + 1; else b = m;
+    }
+    win[c * width * width + r] = CellRange{lo, a};
+    seen += start[a] - start[lo];
+  }
+  work[c] = seen * (start[c + 1] - start[c]);
+}
+
+// The points' box on the first three axes.
+AxisBox axis_box(RunContext& ctx, const double* coords, int dims, uint32_t n) {
+  using It = thrust::transform_iterator<PointBox<3>, thrust::counting_iterator<uint64_t>>;
+  It in(thrust::counting_iterator<uint64_t>(0), PointBox<3>{coords, dims});
+  BoxD<3> init;
+  for (int k = 0; k < 3; ++k) init.lo[k] = INFINITY, init.hi[k] = -INFINITY;
+  auto out = ctx.alloc<BoxD<3>>(1, "bounds");
+  size_t bytes = 0;
+  cudaStream_t s = ctx.stream();
+  CUDA_TRY(cub::DeviceReduce::Reduce(nullptr, bytes, in, out.data(), n, MergeBox<3>{}, init, s));
+  auto temp = ctx.alloc<uint8_t>(std::max<size_t>(bytes, 1), "bounds reduction");
+  CUDA_TRY(cub::DeviceReduce::Reduce(temp.data(), bytes, in, out.data(), n, MergeBox<3>{}, init, s));
+  BoxD<3> b;
+  CUDA_TRY(cudaMemcpyAsync(&b, out.data(), sizeof b, cudaMemcpyDeviceToHost, s));
+  ctx.wait();
+  AxisBox box;
+  for (int k = 0; k < 3; ++k) box.lo[k] = b.lo[k], box.hi[k] = b.hi[k];
+  return box;
+}
+
+// Sorts the points by cell (radix sort of 64-bit keys: one pass of the whole
+// cell where the cells fit, else a stable pass per axis, last axis first).
+device_buffer<uint32_t> sort_by_cell(RunContext& ctx, const double* coords, int dims, uint32_t n,
+                                     const CellMap& m, const AxisBox& box) {
+  cudaStream_t s = ctx.stream();
+  uint64_t count[3] = {1, 1, 1};
+  const NdCell last = m.cell_of(box.hi);
+  unsigned __int128 total = 1;
+  for (int a = 0; a < 3; ++a) {
+    count[a] = static_cast<uint64_t>(last.c[a]) + 1;
+    total *= count[a];
+  }
+  const bool one_key = total <= (static_cast<unsigned __int128>(1) << 64);
+  auto keys_a = ctx.alloc<uint64_t>(n, "cell keys");
+  auto keys_b = ctx.alloc<uint64_t>(n, "cell keys (sorted)");
+  auto idx_a = ctx.alloc<uint32_t>(n, "point order");
+  auto idx_b = ctx.alloc<uint32_t>(n, "point order (sorted)");
+  iota_kernel<<<grid_for(n), kBlock, 0, s>>>(idx_a.data(), n);
+  GD_CHECK_LAUNCH("iota_kernel");
+  device_buffer<uint8_t> temp;
+  size_t temp_bytes = 0;
+  const int passes = one_key ? 1 : 3;
+  for (int pass = 0; pass < passes; ++pass) {
+    const int axis = one_key ? -1 : 2 - pass;
+    KeyOf key{coords, pass == 0 ? nullptr : idx_a.data(), dims, m, count[1], count[2], axis};
+    keys_kernel<<<grid_for(n), kBlock, 0, s>>>(key, n, keys_a.data());
+    GD_CHECK_LAUNCH("keys_kernel");
+    uint64_t max_key = one_key ? static_cast<uint64_t>(total - 1) : count[axis] - 1;
+    const int bits = max_key == 0 ? 1 : 64 - __builtin_clzll(max_key);
+    size_t bytes = 0;
+    CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys_a.data(), keys_b.data(),
+                                             idx_a.data(), idx_b.data(), n, 0, bits, s));
+    if (bytes > temp_bytes) {
+      temp = ctx.alloc<uint8_t>(bytes, "cell sort");
+      temp_bytes = bytes;
+    }
+    CUDA_TRY(cub::DeviceRadixSort::SortPairs(temp.data(), bytes, keys_a.data(), keys_b.data(),
+                                             idx_a.data(), idx_b.data(), n, 0, bits, s));
+    std::swap(idx_a, idx_b);
+  }
+  return idx_a;
+}
+
+// Points sorted by cell under m: the order, the sorted coordinates, and the
+// cell of each point counted from 1 (finish_grid makes it 0-based).
+template <int D>
+NdGridDev<D> sort_points(RunContext& ctx, const double* coords, uint32_t n, const CellMap& m,
+                         const AxisBox& box, int radius, double eps) {
+  cudaStream_t s = ctx.stream();
+  NdGridDev<D> g;
+  g.n = n;
+  g.eps = eps;
+  g.radius = radius;
+  g.idx = sort_by_cell(ctx, coords, D, n, m, box);
+  g.p = ctx.alloc<double>(static_cast<size_t>(n) * D, "sorted coordinates");
+  gather_kernel<D><<<grid_for(static_cast<uint64_t>(n) * D), kBlock, 0, s>>>(coords, g.idx.data(),
+                                                                            n, g.p.data());
+  GD_CHECK_LAUNCH("gather_kernel");
+  g.cell_of = ctx.alloc<uint32_t>(n, "cell of each point");
+  {
+    using It = thrust::transform_iterator<StartsCell<D>, thrust::counting_iterator<uint64_t>>;
+    It in(thrust::counting_iterator<uint64_t>(0), StartsCell<D>{g.p.data(), m});
+    size_t bytes = 0;
+    CUDA_TRY(cub::DeviceScan::InclusiveSum(nullptr, bytes, in, g.cell_of.data(), n, s));
+    auto temp = ctx.alloc<uint8_t>(std::max<size_t>(bytes, 1), "cell scan");
+    CUDA_TRY(cub::DeviceScan::InclusiveSum(temp.data(), bytes, in, g.cell_of.data(), n, s));
+  }
+  uint32_t cells = 0;
+  CUDA_TRY(cudaMemcpyAsync(&cells, g.cell_of.data() + n - 1, sizeof cells,
+                           cudaMemcpyDeviceToHost, s));
+  ctx.wait();
+  g.ncells = cells;
+  return g;
+}
+
+__global__ void minus_one_kernel(uint32_t* v, uint32_t n) {
+  uint64_t j = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (j < n) v[j] -= 1;
+}
+
+// The cells' starts, boxes, small flags, windows and the work estimate.
+template <int D>
+void finish_grid(RunContext& ctx, NdGridDev<D>& g, const CellMap& m) {
+  cudaStream_t s = ctx.stream();
+  const uint32_t n = g.n;
+  minus_one_kernel<<<grid_for(n), kBlock, 0, s>>>(g.cell_of.data(), n);
+  GD_CHECK_LAUNCH("minus_one_kernel");
+  g.start = ctx.alloc<uint32_t>(static_cast<size_t>(g.ncells) + 1, "cell starts");
+  auto cells = ctx.alloc<NdCell>(g.ncells, "cells");
+  cell_starts_kernel<D><<<grid_for(n), kBlock, 0, s>>>(StartsCell<D>{g.p.data(), m},
+                                                       g.cell_of.data(), n, g.start.data(),
+                                                       cells.data());
+  GD_CHECK_LAUNCH("cell_starts_kernel");
+  g.box = ctx.alloc<BoxD<D>>(g.ncells, "cell boxes");
+  {
+    using It = thrust::transform_iterator<PointBox<D>, thrust::counting_iterator<uint64_t>>;
+    It in(thrust::counting_iterator<uint64_t>(0), PointBox<D>{g.p.data(), D});
+    reduce_by_cell(ctx, g.cell_of.data(), in, g.box.data(), MergeBox<D>{}, n, "cell boxes");
+  }
+  g.small = ctx.alloc<uint8_t>(g.ncells, "small cells");
+  g.win = ctx.alloc<CellRange>(static_cast<size_t>(g.ncells) * g.nwin(), "cell windows");
+  auto work = ctx.alloc<uint64_t>(g.ncells, "work per cell");
+  window_kernel<D><<<grid_for(g.ncells), kBlock, 0, s>>>(cells.data(), g.radius, g.ncells, g.eps,
+                                                         g.start.data(), g.box.data(),
+                                                         g.small.data(), g.win.data(),
+                                                         work.data());
+  GD_CHECK_LAUNCH("window_kernel");
+  auto total = ctx.alloc<uint64_t>(1, "work estimate");
+  size_t bytes = 0;
+  CUDA_TRY(cub::DeviceReduce::Sum(nullptr, bytes, work.data(), total.data(), g.ncells, s));
+  auto temp = ctx.alloc<uint8_t>(std::max<size_t>(bytes, 1), "work reduction");
+  CUDA_TRY(cub::DeviceReduce::Sum(temp.data(), bytes, work.data(), total.data(), g.ncells, s));
+  CUDA_TRY(cudaMemcpyAsync(&g.work, total.data(), sizeof g.work, cudaMemcpyDeviceToHost, s));
+  ctx.wait();
+}
+
+// ---- the stages ------------------------------------------------------------------
+
+template <int D>
+__device__ __forceinline__ void load(const NdView<D>& g, uint32_t i, double* p) {
+  const double* q = g.point(i);
+  for (int k = 0; k < D; ++k) p[k] = q[k];
+}
+
+// Rule 1, with early exit at need.
+template <int D>
+__global__ void core_kernel(NdView<D> g, int64_t minpoints, Batch batch, const volatile int* stop,
+                            uint8_t* __restrict__ core) {
+  if (cancelled(stop)) return;
+  uint32_t i;
+  if (!batch_point(batch, g.n, &i)) return;
+  const uint32_t c = g.cell_of[i];
+  CoreCount found(minpoints);
+  if (g.small[c]) found.add(g.start[c + 1] - g.start[c]);  // counted without a test
+  if (!found.core()) {
+    double p[D];
+    load(g, i, p);
+    const CellRange* win = g.win + static_cast<size_t>(c) * g.nwin;
+    for (int r = 0; r < g.nwin && !found.core(); ++r) {
+      for (uint32_t n = win[r].lo; n < win[r].hi; ++n) {
+        if (n == c && g.small[c]) continue;
+        const BoxD<D> b = g.box[n];
+        if (!box_near<D>(p, b, g.eps)) continue;
+        const uint32_t qb = g.start[n], qe = g.start[n + 1];
+        if (box_all<D>(p, b, g.eps)) {
+          if (found.add(qe - qb)) break;
+          continue;
+        }
+        bool done = false;
+        for (uint32_t q = qb; q < qe; ++q)
+          if (within_eps_d<D>(p, g.point(q), g.eps) && found.add()) {
+            done = true;
+            break;
+          }
+        if (done) break;
+      }
+    }
+  }
+  core[i] = found.core() ? 1 : 0;
+}
+
+// Each cell's first core point (sorted order), kNone for none.
+struct FirstCore {
+  const uint8_t* core;
+  __host__ __device__ uint32_t operator()(uint64_t j) const {
+    return core[j] ? static_cast<uint32_t>(j) : kNone;
+  }
+};
+struct MinU32 {
+  __host__ __device__ uint32_t operator()(uint32_t a, uint32_t b) const { return a < b ? a : b; }
+};
+// Each cell's core with the smallest original index, as claimers.cuh's core_key.
+struct CoreKeyOf {
+  const uint8_t* core;
+  const uint32_t* idx;
+  __host__ __device__ uint64_t operator()(uint64_t j) const {
+    return core[j] ? (static_cast<uint64_t>(idx[j]) << 32) | j : kNoCore;
+  }
+};
+struct MinU64 {
+  __host__ __device__ uint64_t operator()(uint64_t a, uint64_t b) const { return a < b ? a : b; }
+};
+
+// Rule 3 (the relation is symmetric: every core pair within eps is joined):
+// each core point joins its own small cell's first core, the core points
+// after it in a cell that is not small, and those of the cells after its
+// own in its window.  A small cell's core points are one set, so one pair
+// joins it; a small cell wholly within reach is joined without a test.
+template <int D>
+__global__ void union_kernel(NdView<D> g, const uint8_t* __restrict__ core,
+                             const uint32_t* __restrict__ first_core, Batch batch,
+                             const volatile int* stop, uint32_t* parent) {
+  if (cancelled(stop)) return;
+  uint32_t i;
+  if (!batch_point(batch, g.n, &i)) return;
+  if (!core[i]) return;
+  const uint32_t c = g.cell_of[i];
+  double p[D];
+  load(g, i, p);
+  if (g.small[c]) {
+    if (first_core[c] != i) uf_unite(parent, first_core[c], i);
+  } else {
+    for (uint32_t q = i + 1; q < g.start[c + 1]; ++q)
+      if (core[q] && within_eps_d<D>(p, g.point(q), g.eps) &&
+          uf_find(parent, i) != uf_find(parent, q))
+        uf_unite(parent, i, q);
+  }
+  const CellRange* win = g.win + static_cast<size_t>(c) * g.nwin;
+  for (int r = 0; r < g.nwin; ++r) {
+    for (uint32_t n = max(win[r].lo, c + 1); n < win[r].hi; ++n) {
+      const uint32_t f = first_core[n];
+      if (f == kNone) continue;
+      const bool small = g.small[n] != 0;
+      if (small && uf_find(parent, i) == uf_find(parent, f)) continue;
+      const BoxD<D> b = g.box[n];
+      if (!box_near<D>(p, b, g.eps)) continue;
+      if (small && box_all<D>(p, b, g.eps)) {
+        uf_unite(parent, i, f);
+        continue;
+      }
+      for (uint32_t q = f; q < g.start[n + 1]; ++q) {
+        if (!core[q] || !within_eps_d<D>(p, g.point(q), g.eps)) continue;
+        if (small) {
+          uf_unite(parent, i, q);
+          break;
+        }
+        if (uf_find(parent, i) != uf_find(parent, q)) uf_unite(parent, i, q);
+      }
+    }
+  }
+}
+
+// Rule 2 for a point that is not core: the core neighbour with the smallest
+// original index (its sorted index in parent[i]; kNone: noise).
+template <int D>
+__global__ void border_kernel(NdView<D> g, const uint8_t* __restrict__ core,
+                              const uint64_t* __restrict__ cell_min_core, Batch batch,
+                              const volatile int* stop, uint32_t* __restrict__ parent) {
+  if (cancelled(stop)) return;
+  uint32_t i;
+  if (!batch_point(batch, g.n, &i)) return;
+  if (core[i]) return;
+  double p[D];
+  load(g, i, p);
+  uint64_t best = kNoCore;
+  const CellRange* win = g.win + static_cast<size_t>(g.cell_of[i]) * g.nwin;
+  for (int r = 0; r < g.nwin; ++r) {
+    for (uint32_t n = win[r].lo; n < win[r].hi; ++n) {
+      if (cell_min_core[n] >= best) continue;
+      const BoxD<D> b = g.box[n];
+      if (!box_near<D>(p, b, g.eps)) continue;
+      if (box_all<D>(p, b, g.eps)) {
+        best = cell_min_core[n];
+        continue;
+      }
+      for (uint32_t q = g.start[n]; q < g.start[n + 1]; ++q) {
+        if (!core[q]) continue;
+        const uint64_t key = (static_cast<uint64_t>(g.idx[q]) << 32) | q;
+        if (key < best && within_eps_d<D>(p, g.point(q), g.eps)) best = key;
+      }
+    }
+  }
+  parent[i] = best == kNoCore ? kNone : static_cast<uint32_t>(best & 0xffffffffu);
+}
+
+// Rule 4: rep[original index] = the original index of its set's root.
+template <int D>
+__global__ void final_kernel(NdView<D> g, const uint8_t* __restrict__ core, uint32_t* parent,
+                             uint32_t* __restrict__ rep, uint8_t* __restrict__ core_out) {
+  uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= g.n) return;
+  auto find = [parent](uint32_t x) { return uf_find(parent, x); };
+  const bool is_core = core[i] != 0;
+  const uint32_t r =
+      representative(is_core, static_cast<uint32_t>(i), is_core ? kNoise : parent[i], find);
+  rep[g.idx[i]] = r == kNoise ? kNoise : g.idx[r];
+  if (core_out != nullptr) core_out[g.idx[i]] = is_core ? 1 : 0;
+}
+
+template <class Kernel>
+void launch_batches(RunContext& ctx, uint32_t n, uint32_t nb, Kernel&& launch) {
+  for (uint32_t b = 0; b < nb; ++b) {
+    Batch batch{b, nb};
+    const uint64_t threads = batch_threads(batch, n);
+    if (threads != 0) launch(batch, grid_for(threads));
+  }
+}
+
+// The pipeline on device-resident coordinates: rep (device, n) takes the
+// cluster ranks, core_out (device, n, may be null) the core flags.
+template <int D>
+void cluster_nd_on_device(RunContext& ctx, const double* coords, uint32_t n,
+                          const gd_params& params, const Options& opts, gd_run_stats& stats,
+                          Stopwatch& sw, uint32_t* d_rep, uint8_t* core_out) {
+  cudaStream_t s = ctx.stream();
+  const double eps = params.eps;
+  const AxisBox box = axis_box(ctx, coords, D, n);
+  for (int a = 0; a < 3; ++a)
+    if (!(std::isfinite(box.lo[a]) && std::isfinite(box.hi[a])))
+      throw Error(GD_ERR_INVALID, "point coordinates must be finite");
+  // Coarse cells, or fine ones where the coarse cells hold many points.
+  CellMap m = choose_cells(box, 3, false, eps);
+  NdGridDev<D> g = sort_points<D>(ctx, coords, n, m, box, 1, eps);
+  if (n >= kFineOccupancy * static_cast<double>(g.ncells)) {
+    g = NdGridDev<D>();
+    m = choose_cells(box, 3, true, eps);
+    g = sort_points<D>(ctx, coords, n, m, box, 2, eps);
+  }
+  finish_grid<D>(ctx, g, m);
+  stats.cells = g.ncells;
+  stats.t_sort += sw.lap();
+  const NdView<D> v = g.view();
+  const uint32_t nb = plan_batches(g.work, n, opts);
+  stats.batches += nb;
+  const volatile int* stop = ctx.cancel_flag_device();
+
+  auto core = ctx.alloc<uint8_t>(n, "core flags");
+  launch_batches(ctx, n, nb, [&](Batch b, unsigned blocks) {
+    core_kernel<D><<<blocks, kBlock, 0, s>>>(v, params.minpoints, b, stop, core.data());
+    GD_CHECK_LAUNCH("nd core_kernel");
+  });
+  ctx.wait();
+  stats.t_core += sw.lap();
+
+  auto parent = ctx.alloc<uint32_t>(n, "union-find parents");
+  iota_kernel<<<grid_for(n), kBlock, 0, s>>>(parent.data(), n);
+  GD_CHECK_LAUNCH("iota_kernel");
+  {
+    auto first_core = ctx.alloc<uint32_t>(g.ncells, "first core per cell");
+    using It = thrust::transform_iterator<FirstCore, thrust::counting_iterator<uint64_t>>;
+    It in(thrust::counting_iterator<uint64_t>(0), FirstCore{core.data()});
+    reduce_by_cell(ctx, v.cell_of, in, first_core.data(), MinU32{}, n, "first core reduction");
+    launch_batches(ctx, n, nb, [&](Batch b, unsigned blocks) {
+      union_kernel<D><<<blocks, kBlock, 0, s>>>(v, core.data(), first_core.data(), b, stop,
+                                                parent.data());
+      GD_CHECK_LAUNCH("nd union_kernel");
+    });
+    ctx.wait();
+  }
+  stats.t_union += sw.lap();
+
+  if (params.minpoints > 1) {
+    auto cell_min_core = ctx.alloc<uint64_t>(g.ncells, "smallest core per cell");
+    using It = thrust::transform_iterator<CoreKeyOf, thrust::counting_iterator<uint64_t>>;
+    It in(thrust::counting_iterator<uint64_t>(0), CoreKeyOf{core.data(), v.idx});
+    reduce_by_cell(ctx, v.cell_of, in, cell_min_core.data(), MinU64{}, n,
+                   "smallest core reduction");
+    launch_batches(ctx, n, nb, [&](Batch b, unsigned blocks) {
+      border_kernel<D><<<blocks, kBlock, 0, s>>>(v, core.data(), cell_min_core.data(), b, stop,
+                                                 parent.data());
+      GD_CHECK_LAUNCH("nd border_kernel");
+    });
+  }
+  final_kernel<D><<<grid_for(n), kBlock, 0, s>>>(v, core.data(), parent.data(), d_rep, core_out);
+  GD_CHECK_LAUNCH("nd final_kernel");
+  rank_reps(ctx, n, d_rep);
+  ctx.wait();
+  stats.t_label += sw.lap();
+}
+
+template <class Fn>
+void with_dims(int dims, Fn&& fn) {
+  dispatch_dims(dims, [&](auto d) {
+    constexpr int D = decltype(d)::value;
+    if constexpr (D >= 3) fn(d);
+    else throw Error(GD_ERR_INVALID, "the device's n-D path takes 3 to 8 coordinates");
+  });
+}
+
+// What one run holds at its peak, per point: the coordinates twice, the
+// sort's keys and orders, the cell of each point, core flags, parents and
+// representatives; the cells' boxes and windows at most as many again.
+size_t nd_bytes_per_point(int dims) { return 16u * dims + 48 + 2u * 8 * dims + 200; }
+
+void start_stats(gd_run_stats& stats, uint32_t n, int device) {
+  std::memset(&stats, 0, sizeof stats);
+  stats.backend = GD_BACKEND_GPU;
+  stats.points = n;
+  stats.device = device;
+  stats.devices = 1;
+}
+
+void check_fits(const RunContext& ctx, uint32_t n, int dims) {
+  const size_t need = static_cast<size_t>(n) * nd_bytes_per_point(dims);
+  if (need > ctx.budget_limit()) {
+    char msg[300];
+    std::snprintf(msg, sizeof msg,
+                  "%u points of %d dimensions need about %.1f MiB of GPU memory, the budget is "
+                  "%.1f MiB (gpu_dbscan.device_memory_budget)",
+                  n, dims, need / 1048576.0, ctx.budget_limit() / 1048576.0);
+    throw Error(GD_ERR_DEVICE_NOMEM, msg);
+  }
+}
+
+}  // namespace
+
+void cluster_nd_host(const NdPointsView& pts, const gd_params& params, const CancelToken& cancel,
+                     uint32_t* rep, gd_run_stats& stats, const Options& opts, uint8_t* core) {
+  Stopwatch total, sw;
+  start_stats(stats, pts.n, params.device);
+  if (pts.n == 0) return;
+  RunContext ctx(params.device, params.device_memory_budget, cancel);
+  check_fits(ctx, pts.n, pts.dims);
+  cudaStream_t s = ctx.stream();
+  const size_t values = static_cast<size_t>(pts.n) * pts.dims;
+  auto coords = ctx.alloc<double>(values, "coordinates");
+  CUDA_TRY(cudaMemcpyAsync(coords.data(), pts.coords, values * sizeof(double),
+                           cudaMemcpyHostToDevice, s));
+  auto d_rep = ctx.alloc<uint32_t>(pts.n, "representatives");
+  device_buffer<uint8_t> d_core;
+  if (core != nullptr) d_core = ctx.alloc<uint8_t>(pts.n, "core flags out");
+  ctx.wait();
+  stats.t_transfer += sw.lap();
+  with_dims(pts.dims, [&](auto d) {
+    cluster_nd_on_device<decltype(d)::value>(ctx, coords.data(), pts.n, params, opts, stats, sw,
+                                             d_rep.data(), d_core.data());
+  });
+  coords.reset();
+  sw.lap();
+  if (core != nullptr)
+    CUDA_TRY(cudaMemcpyAsync(core, d_core.data(), pts.n, cudaMemcpyDeviceToHost, s));
+  download_reps(ctx, d_rep.data(), pts.n, rep, transfer_plan(opts, params));
+  ctx.wait();
+  stats.t_transfer += sw.lap();
+  stats.t_total = total.lap();
+}
+
+void cluster_nd_device(const double* d_coords, int dims, uint32_t n, const gd_params& params,
+                       const CancelToken& cancel, uint32_t* d_rep, gd_run_stats& stats,
+                       const Options& opts) {
+  Stopwatch total, sw;
+  start_stats(stats, n, params.device);
+  if (n == 0) return;
+  RunContext ctx(params.device, params.device_memory_budget, cancel);
+  ctx.keep_pool(opts.keep_device_pool);
+  check_fits(ctx, n, dims);
+  with_dims(dims, [&](auto d) {
+    cluster_nd_on_device<decltype(d)::value>(ctx, d_coords, n, params, opts, stats, sw, d_rep,
+                                             nullptr);
+  });
+  stats.t_total = total.lap();
+}
+
+DeviceNdPoints::DeviceNdPoints(const double* coords, int dims, uint32_t n, int device)
+    : n_(n), device_(device) {
+  CUDA_TRY(cudaSetDevice(device));
+  const size_t values = static_cast<size_t>(n) * dims;
+  try {
+    CUDA_TRY(cudaMalloc(&coords_, sizeof(double) * std::max<size_t>(values, 1)));
+    CUDA_TRY(cudaMalloc(&rep_, sizeof(uint32_t) * std::max<size_t>(n, 1)));
+    CUDA_TRY(cudaMemcpy(coords_, coords, sizeof(double) * values, cudaMemcpyHostToDevice));
+  } catch (...) {
+    this->~DeviceNdPoints();
+    throw;
+  }
+}
+
+DeviceNdPoints::~DeviceNdPoints() {
+  (void)cudaSetDevice(device_);
+  if (coords_ != nullptr) (void)cudaFree(coords_);
+  if (rep_ != nullptr) (void)cudaFree(rep_);
+  coords_ = nullptr;
+  rep_ = nullptr;
+}
+
+void DeviceNdPoints::copy_reps_to_host(uint32_t* rep) const {
+  CUDA_TRY(cudaSetDevice(device_));
+  CUDA_TRY(cudaMemcpy(rep, rep_, sizeof(uint32_t) * n_, cudaMemcpyDeviceToHost));
+}
+
+}  // namespace cuda
+
+void gpu_nd_cluster(const NdPointsView& pts, const gd_params& params, const CancelToken& cancel,
+                    uint32_t* rep, gd_run_stats& stats, uint8_t* core) {
+  try {
+    cuda::cluster_nd_host(pts, params, cancel, rep, stats, cuda::Options(), core);
+  } catch (const Error& e) {
+    // as gpu_cluster: a device error may leave this process's context unusable
+    if (e.status() == GD_ERR_DEVICE || e.status() == GD_ERR_DEVICE_NOMEM) {
+      cuda::drop_lanes();
+      (void)cudaDeviceReset();
+      (void)cudaGetLastError();
+    }
+    throw;
+  }
+}
+
+}  // namespace gd

@@ -1,0 +1,125 @@
+// nd_helpers.hpp — n-D rows for the tests of the n-D paths (test_nd.cpp on
+// the CPU, test_gpu_nd.cpp on the device): generators, the predicate written
+// out again, brute-force neighbours and point types, and the entry point run.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "gd_core.h"
+
+namespace gd_test {
+namespace nd {
+
+// Rows of d-dimensional points, row-major.
+struct NdRows {
+  int dims;
+  std::vector<double> coords;
+  std::vector<uint8_t> kinds;
+  size_t size() const { return kinds.size(); }
+  const double* at(size_t r) const { return coords.data() + r * dims; }
+  void add(const std::vector<double>& p, uint8_t kind = GD_ROW_POINT) {
+    coords.insert(coords.end(), p.begin(), p.end());
+    kinds.push_back(kind);
+  }
+};
+
+// The predicate of gd_core.h for n-D points, literally.
+inline bool ref_within_nd(const double* p, const double* q, int dims, double eps) {
+  double sum = 0;
+  for (int k = 0; k < dims; ++k) {
+    double d = q[k] - p[k];
+    if (std::fabs(d) > eps) return false;
+    sum = sum + d * d;
+  }
+  return std::sqrt(sum) <= eps;
+}
+
+inline std::vector<std::vector<bool>> ref_neighbours(const NdRows& r, double eps) {
+  const size_t n = r.size();
+  std::vector<std::vector<bool>> nb(n, std::vector<bool>(n, false));
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j < n; ++j)
+      nb[i][j] = r.kinds[i] == GD_ROW_POINT && r.kinds[j] == GD_ROW_POINT &&
+                 ref_within_nd(r.at(i), r.at(j), r.dims, eps);
+  return nb;
+}
+
+inline NdRows uniform(int dims, size_t n, double extent, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0, extent);
+  NdRows r{dims, {}, {}};
+  std::vector<double> p(dims);
+  for (size_t i = 0; i < n; ++i) {
+    for (double& c : p) c = u(rng);
+    r.add(p);
+  }
+  return r;
+}
+
+// Gaussian blobs, a fifth of the rows uniform noise, a few NULL and EMPTY rows.
+inline NdRows blobs(int dims, size_t n, int nblobs, double extent, double sigma, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0, extent);
+  std::normal_distribution<double> g(0, sigma);
+  std::vector<std::vector<double>> centre(nblobs, std::vector<double>(dims));
+  for (auto& c : centre)
+    for (double& v : c) v = u(rng);
+  NdRows r{dims, {}, {}};
+  std::vector<double> p(dims);
+  for (size_t i = 0; i < n; ++i) {
+    if (i % 37 == 5) {
+      r.add(std::vector<double>(dims, 0.0), i % 2 ? GD_ROW_NULL : GD_ROW_EMPTY);
+      continue;
+    }
+    const auto& c = centre[rng() % nblobs];
+    for (int k = 0; k < dims; ++k) p[k] = i % 5 == 4 ? u(rng) : c[k] + g(rng);
+    r.add(p);
+  }
+  return r;
+}
+
+// The core flags of the definition and the ids -> point types.
+inline std::vector<uint8_t> reference_types(const NdRows& r, double eps, int64_t minpoints,
+                                            const std::vector<int32_t>& ids) {
+  const std::vector<std::vector<bool>> nb = ref_neighbours(r, eps);
+  std::vector<uint8_t> types(r.size());
+  for (size_t i = 0; i < r.size(); ++i) {
+    if (r.kinds[i] == GD_ROW_EMPTY) {
+      types[i] = minpoints <= 1 ? GD_POINT_CORE : GD_POINT_NOISE;
+      continue;
+    }
+    int64_t count = 0;
+    for (size_t j = 0; j < r.size(); ++j) count += nb[i][j];
+    const bool core = r.kinds[i] == GD_ROW_POINT && count >= std::max<int64_t>(minpoints, 1);
+    types[i] = core ? GD_POINT_CORE : ids[i] != GD_NOISE ? GD_POINT_BORDER : GD_POINT_NOISE;
+  }
+  return types;
+}
+
+// gd_cluster_points_nd_typed on backend (types: null for ids alone).
+inline std::vector<int32_t> run_nd_typed(const NdRows& r, double eps, int64_t minpoints,
+                                         gd_backend backend, std::vector<uint8_t>* types,
+                                         gd_run_stats* stats = nullptr, int threads = 0) {
+  gd_params p;
+  gd_params_init(&p);
+  p.eps = eps;
+  p.minpoints = minpoints;
+  p.threads = threads;
+  p.min_items_per_thread = 1;  // several threads even on small inputs
+  p.backend = backend;
+  std::vector<int32_t> ids(r.size(), -7);
+  gd_error err;
+  gd_status st = gd_cluster_points_nd_typed(r.coords.data(), r.dims, r.kinds.data(),
+                                            static_cast<int64_t>(r.size()), &p, ids.data(),
+                                            types ? types->data() : nullptr, stats, &err);
+  EXPECT_EQ(st, GD_OK) << err.message;
+  return ids;
+}
+
+}  // namespace nd
+}  // namespace gd_test

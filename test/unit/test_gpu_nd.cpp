@@ -1,0 +1,226 @@
+// test_gpu_nd.cpp — points of 3 to 8 dimensions on the GPU
+// (gd_cluster_points_nd[_typed] with GD_BACKEND_GPU, cuda/nd_dbscan.cu):
+// the same ids and point types as the CPU's n-D path, row for row, and the
+// brute-force definition on small sets; coarse and fine cells, small and
+// dense cells, ties at eps, cells too many for one sort key, infinite and
+// zero eps, budgets, cancel, device memory given back, the device-resident
+// entry.  Skipped where no GPU is usable.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "nd_helpers.hpp"
+#include "nd_points.hpp"
+#include "reference.hpp"
+#include "test_gpu_helpers.hpp"
+
+namespace gd_test {
+namespace {
+
+using namespace nd;
+
+// GPU ids and types == CPU ids and types (== the definition when small).
+void expect_gpu_nd(const NdRows& r, double eps, int64_t minpoints, bool with_reference) {
+  std::vector<uint8_t> gt(r.size(), 9), ct(r.size(), 9);
+  gd_run_stats gs{}, cs{};
+  std::vector<int32_t> gpu = run_nd_typed(r, eps, minpoints, GD_BACKEND_GPU, &gt, &gs);
+  std::vector<int32_t> cpu = run_nd_typed(r, eps, minpoints, GD_BACKEND_CPU, &ct, &cs);
+  if (!(minpoints >= 2 && static_cast<int64_t>(r.size()) < minpoints))
+    EXPECT_EQ(gs.backend, GD_BACKEND_GPU);
+  long d = first_difference(gpu, cpu);
+  ASSERT_EQ(d, -1) << r.dims << "-D, " << r.size() << " rows, eps " << eps << " minpoints "
+                   << minpoints << ": row " << d << " GPU " << (d >= 0 ? gpu[d] : 0) << " CPU "
+                   << (d >= 0 ? cpu[d] : 0);
+  ASSERT_EQ(gt, ct) << r.dims << "-D eps " << eps << " minpoints " << minpoints;
+  // ids alone (no core flags copied back) are the same
+  EXPECT_EQ(run_nd_typed(r, eps, minpoints, GD_BACKEND_GPU, nullptr), gpu);
+  if (with_reference) {
+    std::vector<int32_t> want = reference_graph_dbscan(r.kinds, ref_neighbours(r, eps), minpoints);
+    d = first_difference(gpu, want);
+    ASSERT_EQ(d, -1) << "GPU vs reference, " << r.dims << "-D eps " << eps << " minpoints "
+                     << minpoints << ": row " << d;
+    EXPECT_EQ(gt, reference_types(r, eps, minpoints, want));
+  }
+}
+
+TEST(GpuNd, UniformMatchesReferenceInEveryDimension) {
+  GD_REQUIRE_GPU();
+  for (int dims = 3; dims <= 8; ++dims) {
+    NdRows r = uniform(dims, 700, 10, 100 + dims);
+    const double s = 10 / std::pow(700.0, 1.0 / dims);
+    for (double f : {0.3, 0.8, 1.2, 2.0})
+      for (int64_t m : {0, 1, 2, 4, 10}) expect_gpu_nd(r, s * f, m, true);
+  }
+}
+
+TEST(GpuNd, BlobsMatchReference) {
+  GD_REQUIRE_GPU();
+  for (int dims : {3, 4, 6, 8}) {
+    NdRows r = blobs(dims, 1500, 5, 50, 1.0, 200 + dims);
+    for (double eps : {0.3, 0.7, 1.5})
+      for (int64_t m : {2, 5, 12}) expect_gpu_nd(r, eps, m, true);
+  }
+}
+
+TEST(GpuNd, LargerSetsMatchTheCpuOnCoarseAndFineCells) {
+  GD_REQUIRE_GPU();
+  // Sparse (coarse cells, few points each) and dense (fine cells, most of
+  // them small, pairs of cells joined by one pair or by their boxes).
+  for (int dims : {3, 4, 7}) {
+    NdRows sparse = uniform(dims, 200000, 100, 300 + dims);
+    NdRows dense = blobs(dims, 200000, 20, 100, 1.5, 400 + dims);
+    for (int64_t m : {1, 3, 10, 40}) {
+      expect_gpu_nd(sparse, dims == 3 ? 1.5 : 4.0, m, false);
+      expect_gpu_nd(dense, 0.5, m, false);
+      expect_gpu_nd(dense, 2.0, m, false);
+    }
+  }
+}
+
+TEST(GpuNd, DuplicatesAndDenseCells) {
+  GD_REQUIRE_GPU();
+  for (int dims : {3, 5}) {
+    std::mt19937_64 rng(dims);
+    std::uniform_int_distribution<int> loc(0, 24);
+    NdRows r{dims, {}, {}};
+    std::vector<double> p(dims);
+    for (int i = 0; i < 1500; ++i) {
+      int l = loc(rng);
+      for (int k = 0; k < dims; ++k) p[k] = (l * (k + 3)) % 7 * 0.5;
+      r.add(p, i % 97 == 3 ? GD_ROW_EMPTY : i % 89 == 5 ? GD_ROW_NULL : GD_ROW_POINT);
+    }
+    for (double eps : {0.0, 0.5, 0.75, 1.0})
+      for (int64_t m : {1, 2, 30, 80, 200}) expect_gpu_nd(r, eps, m, true);
+  }
+}
+
+TEST(GpuNd, LatticeAtExactlyEps) {
+  GD_REQUIRE_GPU();
+  NdRows r{3, {}, {}};
+  for (int i = 0; i < 9; ++i)
+    for (int j = 0; j < 9; ++j)
+      for (int k = 0; k < 9; ++k)
+        if ((i * 7 + j * 3 + k) % 5 != 0) r.add({i * 0.5, j * 0.5, k * 0.5});
+  for (double eps : {0.5, std::nextafter(0.5, 0.0), std::sqrt(2.0) * 0.5, std::sqrt(3.0) * 0.5})
+    for (int64_t m : {2, 3, 5, 7, 9}) expect_gpu_nd(r, eps, m, true);
+}
+
+TEST(GpuNd, CellsTooManyForOneSortKey) {
+  GD_REQUIRE_GPU();
+  // Tiny eps over a huge extent: a stable sort pass per axis.
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> u(-1e15, 1e15);
+  NdRows r{3, {}, {}};
+  for (int i = 0; i < 400; ++i) {
+    std::vector<double> p = {u(rng), u(rng), u(rng)};
+    r.add(p);
+    p[i % 3] += 0.25 * (i % 4);
+    r.add(p);
+  }
+  for (double eps : {0.0, 0.3, 0.6}) expect_gpu_nd(r, eps, 2, true);
+}
+
+TEST(GpuNd, InfiniteZeroAndTinyEps) {
+  GD_REQUIRE_GPU();
+  NdRows r = blobs(4, 300, 3, 10, 0.5, 9);
+  for (int64_t m : {0, 2, 250, 400}) {
+    expect_gpu_nd(r, std::numeric_limits<double>::infinity(), m, true);
+    expect_gpu_nd(r, 0.0, m, true);
+  }
+  NdRows t{3, {}, {}};
+  for (int i = 0; i < 50; ++i) t.add({std::ldexp(static_cast<double>(i % 7), -1070), 1e-300 * (i % 3), 0.0});
+  for (double eps : {0.0, 1e-320, 1e-300, 3e-300}) expect_gpu_nd(t, eps, 2, true);
+}
+
+#ifdef GD_HAVE_CUDA
+TEST(GpuNd, ABudgetTooSmallIsDeviceNoMemAndNothingLeaks) {
+  GD_REQUIRE_GPU();
+  NdRows r = blobs(3, 300000, 10, 100, 1.0, 77);
+  std::vector<int32_t> want = run_nd_typed(r, 0.8, 5, GD_BACKEND_GPU, nullptr);
+  const size_t before = gd::cuda::device_memory_used(0);
+  gd_params p;
+  gd_params_init(&p);
+  p.eps = 0.8;
+  p.minpoints = 5;
+  p.backend = GD_BACKEND_GPU;
+  p.device_memory_budget = size_t{1} << 20;
+  std::vector<int32_t> ids(r.size());
+  gd_error err;
+  EXPECT_EQ(gd_cluster_points_nd(r.coords.data(), 3, r.kinds.data(),
+                                 static_cast<int64_t>(r.size()), &p, ids.data(), nullptr, &err),
+            GD_ERR_DEVICE_NOMEM);
+  EXPECT_NE(std::string(err.message).find("device_memory_budget"), std::string::npos)
+      << err.message;
+  for (int k = 0; k < 3; ++k) EXPECT_EQ(run_nd_typed(r, 0.8, 5, GD_BACKEND_GPU, nullptr), want);
+  const size_t after = gd::cuda::device_memory_used(0);
+  EXPECT_LE(after, before + (size_t{4} << 20)) << "before " << before << " after " << after;
+}
+
+#endif  // GD_HAVE_CUDA
+
+TEST(GpuNd, CancelStopsTheRunAndTheNextIsRight) {
+  GD_REQUIRE_GPU();
+  NdRows r = blobs(3, 2000000, 30, 100, 2.0, 88);
+  NdRows small = blobs(3, 5000, 5, 20, 1.0, 89);
+  std::vector<int32_t> want = run_nd_typed(small, 0.7, 4, GD_BACKEND_CPU, nullptr);
+  for (int at : {1, 2, 4, 8, 16}) {
+    std::atomic<int> polls{0};
+    gd_params p;
+    gd_params_init(&p);
+    p.eps = 3.0;
+    p.minpoints = 50;
+    p.backend = GD_BACKEND_GPU;
+    p.should_cancel = [](void* arg) {
+      auto* s = static_cast<std::pair<std::atomic<int>*, int>*>(arg);
+      return ++*s->first >= s->second ? 1 : 0;
+    };
+    std::pair<std::atomic<int>*, int> state{&polls, at};
+    p.cancel_arg = &state;
+    std::vector<int32_t> ids(r.size());
+    gd_error err;
+    gd_status st = gd_cluster_points_nd(r.coords.data(), 3, r.kinds.data(),
+                                        static_cast<int64_t>(r.size()), &p, ids.data(), nullptr,
+                                        &err);
+    if (st == GD_OK) continue;  // finished before that many polls
+    EXPECT_EQ(st, GD_ERR_CANCELLED) << err.message;
+    EXPECT_EQ(run_nd_typed(small, 0.7, 4, GD_BACKEND_GPU, nullptr), want) << "after cancel " << at;
+  }
+}
+
+#ifdef GD_HAVE_CUDA
+TEST(GpuNd, DeviceResidentEntryMatchesTheHostPath) {
+  GD_REQUIRE_GPU();
+  for (int dims : {3, 6}) {
+    NdRows r = uniform(dims, 100000, 30, 500 + dims);
+    std::vector<double> pts;
+    for (size_t i = 0; i < r.size(); ++i) pts.insert(pts.end(), r.at(i), r.at(i) + dims);
+    const uint32_t n = static_cast<uint32_t>(r.size());
+    gd_params p;
+    gd_params_init(&p);
+    p.eps = dims == 3 ? 0.9 : 4.0;
+    p.minpoints = 6;
+    p.backend = GD_BACKEND_GPU;
+    gd::CancelToken cancel(p);
+    gd::cuda::DeviceNdPoints dev(pts.data(), dims, n, 0);
+    gd_run_stats stats{};
+    gd::cuda::cluster_nd_device(dev.coords(), dims, n, p, cancel, dev.rep(), stats);
+    std::vector<uint32_t> rep(n);
+    dev.copy_reps_to_host(rep.data());
+    std::vector<int32_t> ids(n);
+    gd::assign_ids(r.kinds.data(), n, rep.data(), p.minpoints, ids.data());
+    EXPECT_EQ(ids, run_nd_typed(r, p.eps, p.minpoints, GD_BACKEND_CPU, nullptr));
+    EXPECT_EQ(stats.backend, GD_BACKEND_GPU);
+    EXPECT_GT(stats.cells, 0);
+  }
+}
+
+#endif  // GD_HAVE_CUDA
+
+}  // namespace
+}  // namespace gd_test
