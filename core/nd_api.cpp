@@ -1,6 +1,7 @@
 // nd_api.cpp — the extern "C" entry points for n-D points (gd_core.h):
 // gd_cluster_points_nd and gd_neighbour_pairs_nd.  Like api.cpp, each runs
 // under guarded(): nothing escapes to the C caller.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -8,6 +9,8 @@
 
 #include "api_guard.hpp"
 #include "api_rows.hpp"
+#include "big_alloc.hpp"
+#include "parallel.hpp"
 #include "nd_points.hpp"
 
 namespace {
@@ -45,6 +48,65 @@ std::vector<double> compact_points(const double* coords, int dims, const uint8_t
             static_cast<long long>(out.size() / dims), static_cast<long long>(kMaxPoints));
   return out;
 }
+
+// The points of a partition for the back ends: the caller's coordinates
+// when every row is a point, else the points compacted in row order.  The
+// rows are checked by the threads params allows; compact_points words the
+// error when a row is wrong.
+class NdPoints {
+ public:
+  NdPoints(const double* coords, int dims, const uint8_t* row_kind, int64_t nrows,
+           const gd_params& params) {
+    const int threads = nrows > 0 ? gd::resolve_threads(params, static_cast<size_t>(nrows)) : 1;
+    std::vector<int64_t> points(threads, 0);
+    std::vector<uint8_t> wrong(threads, 0);
+    if (nrows > 0 && coords) {
+      gd::CancelToken cancel(params);
+      gd::ThreadTeam team(threads, cancel);
+      team.for_static(static_cast<size_t>(nrows), [&](int t, size_t begin, size_t end) {
+        int64_t count = 0;
+        bool bad = false;
+        for (size_t r = begin; r < end; ++r) {
+          if (row_kind[r] == GD_ROW_POINT) {
+            ++count;
+            for (int k = 0; k < dims; ++k) bad |= !std::isfinite(coords[r * dims + k]);
+          } else {
+            bad |= row_kind[r] != GD_ROW_EMPTY && row_kind[r] != GD_ROW_NULL;
+          }
+        }
+        points[t] = count;
+        wrong[t] = bad;
+      });
+    }
+    int64_t npoints = 0;
+    bool bad = nrows > 0 && !coords;
+    for (int t = 0; t < threads; ++t) {
+      npoints += points[t];
+      bad |= wrong[t] != 0;
+    }
+    if (bad || npoints != nrows) {
+      copy_ = compact_points(coords, dims, row_kind, nrows, nullptr);  // or the error
+      npoints = static_cast<int64_t>(copy_.size() / dims);
+      coords = copy_.data();
+    } else if (npoints > kMaxPoints) {
+      invalid("%lld points in one partition, at most %lld are supported",
+              static_cast<long long>(npoints), static_cast<long long>(kMaxPoints));
+    }
+    view_ = gd::NdPointsView{coords, dims, static_cast<uint32_t>(npoints)};
+  }
+
+  const gd::NdPointsView& view() const { return view_; }
+  // Every row is a point (the view is the caller's coordinates).
+  bool all_points(int64_t nrows) const { return static_cast<int64_t>(view_.n) == nrows; }
+  void release() {
+    std::vector<double>().swap(copy_);
+    view_ = gd::NdPointsView{nullptr, view_.dims, 0};
+  }
+
+ private:
+  std::vector<double> copy_;
+  gd::NdPointsView view_{};
+};
 
 }  // namespace
 
@@ -89,27 +151,33 @@ gd_status gd_cluster_points_nd_typed(const double* coords, int dims, const uint8
     if (nrows < 0) invalid("nrows must be >= 0, got %lld", static_cast<long long>(nrows));
     if (nrows > 0 && (!row_kind || !cluster_ids)) invalid("row_kind or cluster_ids is NULL");
 
-    std::vector<double> pts = compact_points(coords, dims, row_kind, nrows, nullptr);
-    const uint32_t npoints = static_cast<uint32_t>(pts.size() / dims);
+    NdPoints pts(coords, dims, row_kind, nrows, *params);
+    const uint32_t npoints = pts.view().n;
     st.backend = params->backend;
     st.points = npoints;
 
-    std::vector<uint32_t> rep(npoints, gd::kNoise);
+    const bool gpu = params->backend == GD_BACKEND_GPU;
+    // The GPU's representatives are ranks, the ids themselves when every row
+    // is a point (as in gd_cluster_points_typed): written straight into
+    // cluster_ids.
+    const bool ids_direct = gpu && pts.all_points(nrows);
+    gd::BigVector<uint32_t> rep(ids_direct ? 0 : npoints);
+    uint32_t* rep_out = ids_direct ? reinterpret_cast<uint32_t*>(cluster_ids) : rep.data();
     std::vector<uint8_t> core(point_types ? npoints : 0);
     uint8_t* core_out = point_types ? core.data() : nullptr;
     if (!(params->minpoints >= 2 && npoints < params->minpoints)) {
-      const gd::NdPointsView view{pts.data(), dims, npoints};
       gd::CancelToken cancel(*params);
-      if (params->backend == GD_BACKEND_GPU)
-        gd::gpu_nd_cluster(view, *params, cancel, rep.data(), st, core_out);
+      if (gpu)
+        gd::gpu_nd_cluster(pts.view(), *params, cancel, rep_out, st, core_out);
       else
-        gd::nd_cluster(view, *params, cancel, rep.data(), st, core_out);
+        gd::nd_cluster(pts.view(), *params, cancel, rep_out, st, core_out);
     } else {
+      std::fill(rep_out, rep_out + npoints, gd::kNoise);
       core_out = nullptr;  // no point is core
     }
-    std::vector<double>().swap(pts);
+    pts.release();
     auto tl = std::chrono::steady_clock::now();
-    gd::assign_ids(row_kind, nrows, rep.data(), params->minpoints, cluster_ids);
+    if (!ids_direct) gd::assign_ids(row_kind, nrows, rep.data(), params->minpoints, cluster_ids);
     if (point_types)
       fill_point_types(row_kind, nrows, core_out, cluster_ids, params->minpoints, point_types);
     st.t_label += seconds_since(tl);

@@ -32,15 +32,17 @@ struct AxisBox {
   double hi[3] = {-INFINITY, -INFINITY, -INFINITY};
 };
 
-// How coordinates map to cells.  The side s is reach f (1 + 1e-3) plus
-// 1e-12 of the extent E, with f = 1 / sqrt(axes) for fine cells (window
-// radius 2) and f = 1 for coarse ones (radius 1).  A neighbour pair
-// has |fl(d)| <= eps <= reach on each axis, so its exact difference over s
-// is below sqrt(3) / 1.001 (1 + 2^-52) < 1.7307 cells, or 1 / 1.001 (1 +
-// 2^-52) cells; each computed cell coordinate fl(fl(x - x0) / s) is off by
-// at most 2.3e-16 E / s <= 2.3e-4.  Two of them differ by less than 1.732,
-// or 0.9995, so their floors differ by at most the radius.  A coordinate is
-// at most E / s <= 1e12 (x - x0 >= 0: truncation is floor).
+// How coordinates map to cells.  The side s is reach f plus 1e-12 of the
+// extent E: coarse cells (window radius 1) have f = 1.001; fine cells
+// (radius 2) f = 0.999 / sqrt(axes), so that a full cell's diagonal is
+// below eps and a dense cell is "small" (its points pairwise neighbours).
+// A neighbour pair has |fl(d)| <= eps <= reach on each axis, so its exact
+// difference over s is below 1 / 1.001 (1 + 2^-52) cells, or sqrt(3) /
+// 0.999 (1 + 2^-52) < 1.7338 cells; each computed cell coordinate
+// fl(fl(x - x0) / s) is off by at most 2.3e-16 E / s <= 2.3e-4.  Two of them
+// differ by less than 0.9995, or 1.7343, so their floors differ by at most
+// the radius.  A coordinate is at most E / s <= 1e12 (x - x0 >= 0:
+// truncation is floor).
 struct CellMap {
   int axes = 0;
   double origin[3] = {0, 0, 0};

@@ -115,8 +115,8 @@ CellMap choose_cells(const AxisBox& box, int axes, bool fine, double reach) {
     m.origin[a] = box.lo[a];
     extent = std::max(extent, box.hi[a] - box.lo[a]);
   }
-  const double f = fine ? 1 / std::sqrt(static_cast<double>(axes)) : 1;
-  double side = neighbour_reach(reach) * f * (1 + 1e-3) + 1e-12 * extent;
+  const double f = fine ? 0.999 / std::sqrt(static_cast<double>(axes)) : 1.001;
+  double side = neighbour_reach(reach) * f + 1e-12 * extent;
   if (std::isfinite(side))
     m.side = side;
   else

@@ -200,6 +200,21 @@ TEST(Nd, TooFewPointsForMinpointsIsAllNoise) {
   for (int32_t id : ids) EXPECT_EQ(id, GD_NOISE);
 }
 
+TEST(Nd, FullFineCellsArePairwiseNeighbours) {
+  // Fine cells are made for dense data: a cell full to its sides must be
+  // "small" (its corners within eps), so its points count and join each
+  // other without a test; coarse cells hold every neighbour within one cell.
+  for (double eps : {1e-3, 0.5, 1.0, 7.0}) {
+    gd::AxisBox box;
+    for (int a = 0; a < 3; ++a) box.lo[a] = 0, box.hi[a] = 100;
+    const gd::CellMap fine = gd::choose_cells(box, 3, true, eps);
+    const double lo[3] = {0, 0, 0}, hi[3] = {fine.side, fine.side, fine.side};
+    EXPECT_TRUE(gd::within_eps_d<3>(lo, hi, eps)) << "eps " << eps << " side " << fine.side;
+    EXPECT_GT(fine.side * std::sqrt(3.0), 0.99 * eps);  // not smaller than it needs to be
+    EXPECT_GT(gd::choose_cells(box, 3, false, eps).side, eps);
+  }
+}
+
 TEST(Nd, GpuRequestWithoutAGpuIsADeviceFailure) {
   // With a usable GPU the device tests (test_gpu_nd.cpp) cover this request.
   gd_error why;
