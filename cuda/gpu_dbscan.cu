@@ -369,6 +369,19 @@ size_t device_memory_used(int device) {
   return total_b - free_b;
 }
 
+// A CUDA error (out of memory from another process, a driver fault) can
+// leave this process's context unusable for every later run of the session.
+// Every buffer is freed by the time the entry point sees the error: drop the
+// process's primary context (this process's alone, not the device) so that
+// the next run starts from a fresh one.
+void reset_after(const Error& e) noexcept {
+  if (e.status() == GD_ERR_DEVICE || e.status() == GD_ERR_DEVICE_NOMEM) {
+    drop_lanes();
+    (void)cudaDeviceReset();
+    (void)cudaGetLastError();
+  }
+}
+
 namespace {
 __global__ void probe_kernel(int* out) { *out = 42; }
 }  // namespace
@@ -380,16 +393,7 @@ void gpu_cluster(const PointsView& pts, const gd_params& params, const CancelTok
   try {
     cuda::cluster_host(pts, params, cancel, rep, stats, cuda::Options(), nullptr, core);
   } catch (const Error& e) {
-    // A CUDA error (out of memory from another process, a driver fault) can
-    // leave this process's context unusable for every later run of the
-    // session.  Every buffer is freed by now: drop the process's primary
-    // context (this process's alone, not the device) so that the next run
-    // starts from a fresh one.
-    if (e.status() == GD_ERR_DEVICE || e.status() == GD_ERR_DEVICE_NOMEM) {
-      cuda::drop_lanes();
-      (void)cudaDeviceReset();
-      (void)cudaGetLastError();
-    }
+    cuda::reset_after(e);
     throw;
   }
 }

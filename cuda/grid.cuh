@@ -149,6 +149,10 @@ void core_counts(RunContext& ctx, const GridView& g, uint32_t cap, uint32_t nbat
 // labels.cu: each cell's core with the smallest original index, as
 // claimers.cuh's core_key (kNoCore for a cell without one).
 device_buffer<uint64_t> smallest_cores(RunContext& ctx, const GridView& g, const uint8_t* core);
+// The same for any n points sorted by cell (cell_of non-decreasing, every one
+// of ncells cells holding a point; idx: original indexes): the n-D grid's.
+device_buffer<uint64_t> smallest_cores(RunContext& ctx, const uint32_t* cell_of, const uint32_t* idx,
+                                       const uint8_t* core, uint32_t n, uint32_t ncells);
 
 // How union_core_pairs starts.  A full run: parent[] is set afresh.  A
 // sweep step (from_previous, minpoints > 1, no strip): parent[] holds the

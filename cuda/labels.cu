@@ -104,13 +104,17 @@ __global__ void rank_kernel(uint32_t* __restrict__ rep, uint32_t n,
 
 }  // namespace
 
-device_buffer<uint64_t> smallest_cores(RunContext& ctx, const GridView& g, const uint8_t* core) {
-  auto cell_min_core = ctx.alloc<uint64_t>(g.ncells, "smallest core per cell");
+device_buffer<uint64_t> smallest_cores(RunContext& ctx, const uint32_t* cell_of, const uint32_t* idx,
+                                       const uint8_t* core, uint32_t n, uint32_t ncells) {
+  auto cell_min_core = ctx.alloc<uint64_t>(ncells, "smallest core per cell");
   using It = thrust::transform_iterator<CoreKey, thrust::counting_iterator<uint64_t>>;
-  It in(thrust::counting_iterator<uint64_t>(0), CoreKey{core, g.idx});
-  reduce_by_cell(ctx, g.cell_of, in, cell_min_core.data(), MinU64{}, g.n,
-                 "smallest core reduction");
+  It in(thrust::counting_iterator<uint64_t>(0), CoreKey{core, idx});
+  reduce_by_cell(ctx, cell_of, in, cell_min_core.data(), MinU64{}, n, "smallest core reduction");
   return cell_min_core;
+}
+
+device_buffer<uint64_t> smallest_cores(RunContext& ctx, const GridView& g, const uint8_t* core) {
+  return smallest_cores(ctx, g.cell_of, g.idx, core, g.n, g.ncells);
 }
 
 void assign_borders(RunContext& ctx, const GridView& g, const uint8_t* core,

@@ -42,8 +42,6 @@ namespace cuda {
 namespace cub = CUB_NS_QUALIFIER;
 namespace thrust = THRUST_NS_QUALIFIER;
 
-void rank_reps(RunContext& ctx, uint32_t n, uint32_t* rep);  // labels.cu
-
 namespace {
 
 // ---- boxes -------------------------------------------------------------------
@@ -425,17 +423,6 @@ struct FirstCore {
 struct MinU32 {
   __host__ __device__ uint32_t operator()(uint32_t a, uint32_t b) const { return a < b ? a : b; }
 };
-// Each cell's core with the smallest original index, as claimers.cuh's core_key.
-struct CoreKeyOf {
-  const uint8_t* core;
-  const uint32_t* idx;
-  __host__ __device__ uint64_t operator()(uint64_t j) const {
-    return core[j] ? (static_cast<uint64_t>(idx[j]) << 32) | j : kNoCore;
-  }
-};
-struct MinU64 {
-  __host__ __device__ uint64_t operator()(uint64_t a, uint64_t b) const { return a < b ? a : b; }
-};
 
 // Rule 3 (the relation is symmetric: every core pair within eps is joined):
 // each core point joins its own small cell's first core, the core points
@@ -596,11 +583,7 @@ void cluster_nd_on_device(RunContext& ctx, const double* coords, uint32_t n,
   stats.t_union += sw.lap();
 
   if (params.minpoints > 1) {
-    auto cell_min_core = ctx.alloc<uint64_t>(g.ncells, "smallest core per cell");
-    using It = thrust::transform_iterator<CoreKeyOf, thrust::counting_iterator<uint64_t>>;
-    It in(thrust::counting_iterator<uint64_t>(0), CoreKeyOf{core.data(), v.idx});
-    reduce_by_cell(ctx, v.cell_of, in, cell_min_core.data(), MinU64{}, n,
-                   "smallest core reduction");
+    auto cell_min_core = smallest_cores(ctx, v.cell_of, v.idx, core.data(), n, g.ncells);
     launch_batches(ctx, n, nb, [&](Batch b, unsigned blocks) {
       border_kernel<D><<<blocks, kBlock, 0, s>>>(v, core.data(), cell_min_core.data(), b, stop,
                                                  parent.data());
@@ -731,12 +714,7 @@ void gpu_nd_cluster(const NdPointsView& pts, const gd_params& params, const Canc
   try {
     cuda::cluster_nd_host(pts, params, cancel, rep, stats, cuda::Options(), core);
   } catch (const Error& e) {
-    // as gpu_cluster: a device error may leave this process's context unusable
-    if (e.status() == GD_ERR_DEVICE || e.status() == GD_ERR_DEVICE_NOMEM) {
-      cuda::drop_lanes();
-      (void)cudaDeviceReset();
-      (void)cudaGetLastError();
-    }
+    cuda::reset_after(e);
     throw;
   }
 }

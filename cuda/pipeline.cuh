@@ -48,6 +48,10 @@ void join_and_claim(RunContext& ctx, const GridView& g, const uint8_t* core,
                     const uint8_t* trusted, int64_t minpoints, uint32_t nb, gd_run_stats& stats,
                     Stopwatch& sw, uint32_t* parent, const UnionStep& step = UnionStep());
 
+// After an entry point's run failed with e: a device error resets this
+// process's context (gpu_dbscan.cu), so that the next run works.
+void reset_after(const Error& e) noexcept;
+
 // How a run copies points up and representatives down (Options::transfer_mode).
 TransferPlan transfer_plan(const Options& opts, const gd_params& params);
 

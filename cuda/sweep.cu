@@ -207,11 +207,7 @@ void gpu_sweep(const PointsView& pts, double eps, const std::vector<int64_t>& le
   try {
     cuda::sweep_host(pts, eps, levels, params, cancel, out, emit, stats, cuda::Options());
   } catch (const Error& e) {
-    // As gpu_cluster: a device error may leave the context unusable.
-    if (e.status() == GD_ERR_DEVICE || e.status() == GD_ERR_DEVICE_NOMEM) {
-      (void)cudaDeviceReset();
-      (void)cudaGetLastError();
-    }
+    cuda::reset_after(e);  // the lanes dropped first, as for gpu_cluster
     throw;
   }
 }

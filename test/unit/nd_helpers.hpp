@@ -83,6 +83,47 @@ inline NdRows blobs(int dims, size_t n, int nblobs, double extent, double sigma,
   return r;
 }
 
+// Few locations, many copies (dense cells, dense cell pairs decided by their
+// boxes, cells of copies that are not all core), EMPTY and NULL rows among them.
+inline NdRows copies(int dims) {
+  std::mt19937_64 rng(dims);
+  std::uniform_int_distribution<int> loc(0, 24);
+  NdRows r{dims, {}, {}};
+  std::vector<double> p(dims);
+  for (int i = 0; i < 1500; ++i) {
+    int l = loc(rng);
+    for (int k = 0; k < dims; ++k) p[k] = (l * (k + 3)) % 7 * 0.5;
+    r.add(p, i % 97 == 3 ? GD_ROW_EMPTY : i % 89 == 5 ? GD_ROW_NULL : GD_ROW_POINT);
+  }
+  return r;
+}
+
+// A 3D lattice of step 0.5 with holes: axis neighbours at exactly 0.5,
+// diagonals beyond it.
+inline NdRows lattice() {
+  NdRows r{3, {}, {}};
+  for (int i = 0; i < 9; ++i)
+    for (int j = 0; j < 9; ++j)
+      for (int k = 0; k < 9; ++k)
+        if ((i * 7 + j * 3 + k) % 5 != 0) r.add({i * 0.5, j * 0.5, k * 0.5});
+  return r;
+}
+
+// 800 points over 2e15 in 3D, each with a close partner (or a copy): more
+// cells than one 64-bit key holds at small eps.
+inline NdRows huge_extent() {
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> u(-1e15, 1e15);
+  NdRows r{3, {}, {}};
+  for (int i = 0; i < 400; ++i) {
+    std::vector<double> p = {u(rng), u(rng), u(rng)};
+    r.add(p);
+    p[i % 3] += 0.25 * (i % 4);
+    r.add(p);
+  }
+  return r;
+}
+
 // The core flags of the definition and the ids -> point types.
 inline std::vector<uint8_t> reference_types(const NdRows& r, double eps, int64_t minpoints,
                                             const std::vector<int32_t>& ids) {

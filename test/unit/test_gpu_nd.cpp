@@ -86,15 +86,7 @@ TEST(GpuNd, LargerSetsMatchTheCpuOnCoarseAndFineCells) {
 TEST(GpuNd, DuplicatesAndDenseCells) {
   GD_REQUIRE_GPU();
   for (int dims : {3, 5}) {
-    std::mt19937_64 rng(dims);
-    std::uniform_int_distribution<int> loc(0, 24);
-    NdRows r{dims, {}, {}};
-    std::vector<double> p(dims);
-    for (int i = 0; i < 1500; ++i) {
-      int l = loc(rng);
-      for (int k = 0; k < dims; ++k) p[k] = (l * (k + 3)) % 7 * 0.5;
-      r.add(p, i % 97 == 3 ? GD_ROW_EMPTY : i % 89 == 5 ? GD_ROW_NULL : GD_ROW_POINT);
-    }
+    NdRows r = copies(dims);
     for (double eps : {0.0, 0.5, 0.75, 1.0})
       for (int64_t m : {1, 2, 30, 80, 200}) expect_gpu_nd(r, eps, m, true);
   }
@@ -102,11 +94,7 @@ TEST(GpuNd, DuplicatesAndDenseCells) {
 
 TEST(GpuNd, LatticeAtExactlyEps) {
   GD_REQUIRE_GPU();
-  NdRows r{3, {}, {}};
-  for (int i = 0; i < 9; ++i)
-    for (int j = 0; j < 9; ++j)
-      for (int k = 0; k < 9; ++k)
-        if ((i * 7 + j * 3 + k) % 5 != 0) r.add({i * 0.5, j * 0.5, k * 0.5});
+  NdRows r = lattice();
   for (double eps : {0.5, std::nextafter(0.5, 0.0), std::sqrt(2.0) * 0.5, std::sqrt(3.0) * 0.5})
     for (int64_t m : {2, 3, 5, 7, 9}) expect_gpu_nd(r, eps, m, true);
 }
@@ -114,15 +102,7 @@ TEST(GpuNd, LatticeAtExactlyEps) {
 TEST(GpuNd, CellsTooManyForOneSortKey) {
   GD_REQUIRE_GPU();
   // Tiny eps over a huge extent: a stable sort pass per axis.
-  std::mt19937_64 rng(3);
-  std::uniform_real_distribution<double> u(-1e15, 1e15);
-  NdRows r{3, {}, {}};
-  for (int i = 0; i < 400; ++i) {
-    std::vector<double> p = {u(rng), u(rng), u(rng)};
-    r.add(p);
-    p[i % 3] += 0.25 * (i % 4);
-    r.add(p);
-  }
+  NdRows r = huge_extent();
   for (double eps : {0.0, 0.3, 0.6}) expect_gpu_nd(r, eps, 2, true);
 }
 

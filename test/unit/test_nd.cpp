@@ -25,19 +25,7 @@ using namespace gd_test::nd;
 
 std::vector<int32_t> run_nd(const NdRows& r, double eps, int64_t minpoints, int threads = 0,
                             gd_backend backend = GD_BACKEND_CPU, gd_run_stats* stats = nullptr) {
-  gd_params p;
-  gd_params_init(&p);
-  p.eps = eps;
-  p.minpoints = minpoints;
-  p.threads = threads;
-  p.min_items_per_thread = 1;  // several threads even on small inputs
-  p.backend = backend;
-  std::vector<int32_t> ids(r.size(), -7);
-  gd_error err;
-  gd_status st = gd_cluster_points_nd(r.coords.data(), r.dims, r.kinds.data(),
-                                      static_cast<int64_t>(r.size()), &p, ids.data(), stats, &err);
-  EXPECT_EQ(st, GD_OK) << err.message;
-  return ids;
+  return run_nd_typed(r, eps, minpoints, backend, nullptr, stats, threads);
 }
 
 void expect_reference(const NdRows& r, double eps, int64_t minpoints,
@@ -138,42 +126,21 @@ TEST(Nd, DuplicatesAndDenseCells) {
   // Few locations, many copies: dense cells, dense cell pairs decided by
   // their boxes, and cells of copies that are not all core.
   for (int dims : {3, 5}) {
-    std::mt19937_64 rng(dims);
-    std::uniform_int_distribution<int> loc(0, 24);
-    NdRows r{dims, {}, {}};
-    std::vector<double> p(dims);
-    for (int i = 0; i < 1500; ++i) {
-      int l = loc(rng);
-      for (int k = 0; k < dims; ++k) p[k] = (l * (k + 3)) % 7 * 0.5;
-      r.add(p, i % 97 == 3 ? GD_ROW_EMPTY : GD_ROW_POINT);
-    }
+    NdRows r = copies(dims);
     for (double eps : {0.0, 0.5, 0.75, 1.0})
       for (int64_t m : {2, 30, 80, 200}) expect_reference(r, eps, m);
   }
 }
 
 TEST(Nd, LatticeAtExactlyEps) {
-  // Integer lattice: axis neighbours at exactly eps, diagonals beyond it.
-  NdRows r{3, {}, {}};
-  for (int i = 0; i < 9; ++i)
-    for (int j = 0; j < 9; ++j)
-      for (int k = 0; k < 9; ++k)
-        if ((i * 7 + j * 3 + k) % 5 != 0) r.add({i * 0.5, j * 0.5, k * 0.5});
+  NdRows r = lattice();
   for (double eps : {0.5, std::nextafter(0.5, 0.0), std::sqrt(2.0) * 0.5, std::sqrt(3.0) * 0.5})
     for (int64_t m : {2, 3, 5, 7, 9}) expect_reference(r, eps, m);
 }
 
 TEST(Nd, HugeExtentTinyEps) {
   // More cells than a 64-bit key holds: the (cell, index) sort.
-  std::mt19937_64 rng(3);
-  std::uniform_real_distribution<double> u(-1e15, 1e15);
-  NdRows r{3, {}, {}};
-  for (int i = 0; i < 400; ++i) {
-    std::vector<double> p = {u(rng), u(rng), u(rng)};
-    r.add(p);
-    p[i % 3] += 0.25 * (i % 4);
-    r.add(p);  // a close partner (or a copy)
-  }
+  NdRows r = huge_extent();
   for (double eps : {0.0, 0.3, 0.6}) expect_reference(r, eps, 2);
 }
 
