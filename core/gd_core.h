@@ -279,6 +279,33 @@ gd_status	gd_cluster_points_nd_typed(const double *coords, int dims,
 									   gd_error *err);
 
 /*
+ * gd_cluster_points_sweep for n-D points (coords and dims as
+ * gd_cluster_points_nd): row r's id for minpoints[k] goes to
+ * cluster_ids[k * nrows + r], exactly gd_cluster_points_nd's id at that
+ * minpoints.  dims == 2 is gd_cluster_points_sweep.  On the GPU one device
+ * run per distinct value; on the CPU one neighbour-pair list and a pass over
+ * it per value, or, where the pairs would be too many (dense data), one
+ * clustering per value on one grid.
+ */
+gd_status	gd_cluster_points_nd_sweep(const double *coords, int dims,
+									   const uint8_t *row_kind, int64_t nrows,
+									   const gd_params *params,
+									   const int64_t *minpoints, int64_t nminpoints,
+									   int32_t *cluster_ids, gd_run_stats *stats,
+									   gd_error *err);
+
+/* The same with the CPU's way chosen (the tests run both on one input). */
+#define GD_ND_SWEEP_AUTO 0
+#define GD_ND_SWEEP_PAIRS 1
+#define GD_ND_SWEEP_LEVELS 2
+gd_status	gd_cluster_points_nd_sweep_by(const double *coords, int dims,
+										  const uint8_t *row_kind, int64_t nrows,
+										  const gd_params *params,
+										  const int64_t *minpoints, int64_t nminpoints,
+										  int32_t *cluster_ids, gd_run_stats *stats,
+										  gd_error *err, int path);
+
+/*
  * Every pair of GD_ROW_POINT rows i < j that are neighbours at eps under the
  * n-D predicate of gd_cluster_points_nd (coords and dims as there), on the
  * CPU; params may be NULL (all cores).  The geography path asks for the

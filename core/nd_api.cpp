@@ -8,9 +8,12 @@
 #include <vector>
 
 #include "api_guard.hpp"
+#include "api_levels.hpp"
 #include "api_rows.hpp"
 #include "big_alloc.hpp"
+#include "graph.hpp"
 #include "parallel.hpp"
+#include "sweep.hpp"
 #include "nd_points.hpp"
 
 namespace {
@@ -108,6 +111,30 @@ class NdPoints {
   gd::NdPointsView view_{};
 };
 
+// Two-coordinate rows as the 2D entry points take them (x, y per row).
+gd_status split_2d(const double* coords, const uint8_t* row_kind, int64_t nrows,
+                   std::vector<double>* x, std::vector<double>* y, gd_error* err) {
+  return guarded(err, [&] {
+    if (nrows < 0) invalid("nrows must be >= 0, got %lld", static_cast<long long>(nrows));
+    if (nrows > 0 && (!row_kind || !coords)) invalid("row_kind or coords is NULL");
+    x->assign(static_cast<size_t>(nrows), 0.0);
+    y->assign(static_cast<size_t>(nrows), 0.0);
+    for (int64_t r = 0; r < nrows; ++r) {
+      if (row_kind[r] != GD_ROW_POINT) continue;
+      (*x)[r] = coords[2 * r];
+      (*y)[r] = coords[2 * r + 1];
+    }
+  });
+}
+
+// A sweep of n-D points on the CPU is cheaper from the list of neighbour
+// pairs (one search, then one pass over the pairs per value) than from one
+// clustering per value on one grid while the grid's candidate tests stay
+// below this many per point and value; above it (dense data, where the list
+// would take minutes and then exceed the memory) the values are clustered
+// one by one, each counting with early exit.
+constexpr double kPairSweepWork = 32;
+
 }  // namespace
 
 extern "C" {
@@ -126,17 +153,7 @@ gd_status gd_cluster_points_nd_typed(const double* coords, int dims, const uint8
   // Two axes: the 2D path, on either back end.
   if (dims == 2) {
     std::vector<double> x, y;
-    gd_status st = guarded(err, [&] {
-      if (nrows < 0) invalid("nrows must be >= 0, got %lld", static_cast<long long>(nrows));
-      if (nrows > 0 && (!row_kind || !coords)) invalid("row_kind or coords is NULL");
-      x.assign(static_cast<size_t>(nrows), 0.0);
-      y.assign(static_cast<size_t>(nrows), 0.0);
-      for (int64_t r = 0; r < nrows; ++r) {
-        if (row_kind[r] != GD_ROW_POINT) continue;
-        x[r] = coords[2 * r];
-        y[r] = coords[2 * r + 1];
-      }
-    });
+    gd_status st = split_2d(coords, row_kind, nrows, &x, &y, err);
     if (st != GD_OK) return st;
     return gd_cluster_points_typed(x.data(), y.data(), row_kind, nrows, params, cluster_ids,
                                    point_types, stats, err);
@@ -181,6 +198,118 @@ gd_status gd_cluster_points_nd_typed(const double* coords, int dims, const uint8
     if (point_types)
       fill_point_types(row_kind, nrows, core_out, cluster_ids, params->minpoints, point_types);
     st.t_label += seconds_since(tl);
+    st.t_total = seconds_since(t0);
+    if (stats) *stats = st;
+  });
+}
+
+gd_status gd_cluster_points_nd_sweep(const double* coords, int dims, const uint8_t* row_kind,
+                                     int64_t nrows, const gd_params* params,
+                                     const int64_t* minpoints, int64_t nminpoints,
+                                     int32_t* cluster_ids, gd_run_stats* stats, gd_error* err) {
+  return gd_cluster_points_nd_sweep_by(coords, dims, row_kind, nrows, params, minpoints,
+                                       nminpoints, cluster_ids, stats, err, GD_ND_SWEEP_AUTO);
+}
+
+gd_status gd_cluster_points_nd_sweep_by(const double* coords, int dims, const uint8_t* row_kind,
+                                        int64_t nrows, const gd_params* params,
+                                        const int64_t* minpoints, int64_t nminpoints,
+                                        int32_t* cluster_ids, gd_run_stats* stats,
+                                        gd_error* err, int path) {
+  if (dims == 2) {
+    std::vector<double> x, y;
+    gd_status st = split_2d(coords, row_kind, nrows, &x, &y, err);
+    if (st != GD_OK) return st;
+    return gd_cluster_points_sweep(x.data(), y.data(), row_kind, nrows, params, minpoints,
+                                   nminpoints, cluster_ids, stats, err);
+  }
+  return guarded(err, [&] {
+    auto t0 = std::chrono::steady_clock::now();
+    gd_run_stats st;
+    std::memset(&st, 0, sizeof st);
+    check_params(params);
+    check_dims(dims);
+    check_sweep(minpoints, nminpoints, nrows);
+    if (nrows < 0) invalid("nrows must be >= 0, got %lld", static_cast<long long>(nrows));
+    if (nrows > 0 && (!row_kind || !cluster_ids)) invalid("row_kind or cluster_ids is NULL");
+    const Levels levels(minpoints, nminpoints);
+    NdPoints pts(coords, dims, row_kind, nrows, *params);
+    const uint32_t n = pts.view().n;
+    st.backend = params->backend;
+    st.points = n;
+
+    // Level k's ids go to its first request's slot, then to the others'.
+    auto ids_of = [&](size_t k) { return cluster_ids + levels.first_request[k] * nrows; };
+    auto copy_level = [&](size_t k) {
+      for (int64_t r = levels.first_request[k] + 1; r < nminpoints; ++r)
+        if (levels.of_request[r] == k)
+          std::memcpy(cluster_ids + r * nrows, ids_of(k), sizeof(int32_t) * nrows);
+    };
+    const gd::SweepEmit emit = [&](size_t k, const uint32_t* rep) {  // rep null: no point
+      gd::assign_ids(row_kind, nrows, rep, minpoints[levels.first_request[k]], ids_of(k));
+      copy_level(k);
+    };
+    const size_t left = gd::emit_trivial_levels(levels.values, n, emit);
+    const std::vector<int64_t> values(levels.values.begin(), levels.values.begin() + left);
+    gd::CancelToken cancel(*params);
+    gd::BigVector<uint32_t> rep(n);
+
+    if (left == 0) {
+      // every level done above
+    } else if (params->backend == GD_BACKEND_GPU) {
+      gd_params one = *params;
+      for (size_t k = 0; k < left; ++k) {
+        gd_run_stats sk;
+        one.minpoints = values[k];
+        gd::gpu_nd_cluster(pts.view(), one, cancel, rep.data(), sk, nullptr);
+        emit(k, rep.data());
+        st.cells = sk.cells;
+        st.batches += sk.batches;
+        st.t_transfer += sk.t_transfer;
+        st.t_sort += sk.t_sort;
+        st.t_core += sk.t_core;
+        st.t_union += sk.t_union;
+        st.t_label += sk.t_label;
+      }
+    } else {
+      gd::ThreadTeam team(gd::resolve_threads(*params, n), cancel);
+      auto ts = std::chrono::steady_clock::now();
+      gd::NdGrid grid = gd::nd_cluster_grid(pts.view(), params->eps, team);
+      st.cells = grid.ncells();
+      const double work = static_cast<double>(gd::nd_window_work(grid, team));
+      bool by_pairs = path == GD_ND_SWEEP_PAIRS ||
+                      (path == GD_ND_SWEEP_AUTO && work <= kPairSweepWork * n * left);
+      gd_pair_list list{};
+      if (by_pairs) {
+        std::vector<uint32_t> row_of;
+        row_of.reserve(n);
+        for (int64_t r = 0; r < nrows; ++r)
+          if (row_kind[r] == GD_ROW_POINT) row_of.push_back(static_cast<uint32_t>(r));
+        try {
+          gd::nd_neighbour_pairs(pts.view(), row_of.data(), params->eps, *params, cancel, &list);
+        } catch (const gd::Error& e) {
+          if (e.status() != GD_ERR_NOMEM || path == GD_ND_SWEEP_PAIRS) throw;
+          by_pairs = false;  // the list does not fit: one clustering per value
+        }
+      }
+      st.t_sort += seconds_since(ts);
+      if (by_pairs) {
+        struct Free {
+          gd_pair_list* l;
+          ~Free() { gd_pair_list_free(l); }
+        } free_list{&list};
+        pts.release();
+        auto tg = std::chrono::steady_clock::now();
+        for (size_t k = 0; k < left; ++k) {
+          gd::cluster_graph(row_kind, nrows, list.pairs, list.count,
+                            minpoints[levels.first_request[k]], ids_of(k));
+          copy_level(k);
+        }
+        st.t_label += seconds_since(tg);
+      } else {
+        gd::nd_cluster_levels(pts.view(), grid, *params, team, values, emit, rep.data(), st);
+      }
+    }
     st.t_total = seconds_since(t0);
     if (stats) *stats = st;
   });

@@ -22,6 +22,8 @@ namespace {
 
 constexpr uint8_t kCore = 1;
 constexpr uint32_t kNone = UINT32_MAX;
+// Cells of fewer points are tested point by point, with no box test first.
+constexpr uint32_t kBoxTestPoints = 4;
 
 template <int D>
 class NdStages {
@@ -32,37 +34,49 @@ class NdStages {
   }
 
   // flags_[i] for every sorted point: kCore or 0; small_ and boxes_ per cell.
+  // A neighbouring cell of a few points or more is skipped when its box's
+  // point nearest p is beyond eps and counted whole when its farthest corner
+  // is within (rules/neighbour.hpp), as on the device.
   void mark_core(int64_t minpoints) {
     const int64_t need = core_need(minpoints);
     small_.assign(ncells_, 0);
     boxes_.resize(ncells_ * 2 * D);
     flags_.assign(g_.perm.size(), 0);
+    for_each_cell([&](uint32_t c, NdWindow&, WorkPoller&) {  // the counts read these
+      double* lo = &boxes_[static_cast<size_t>(c) * 2 * D];
+      box(g_.start[c], g_.start[c + 1], lo, lo + D);
+      small_[c] = within_eps_d<D>(lo, lo + D, eps_);
+    });
     for_each_cell([&](uint32_t c, NdWindow& window, WorkPoller& poller) {
       const uint32_t b = g_.start[c], e = g_.start[c + 1];
-      double* lo = &boxes_[static_cast<size_t>(c) * 2 * D];
-      box(b, e, lo, lo + D);
-      const bool small = within_eps_d<D>(lo, lo + D, eps_);
-      small_[c] = small;
+      const bool small = small_[c];
       if ((small && static_cast<int64_t>(e - b) >= need) || need <= 1) {
         std::fill(&flags_[b], &flags_[b] + (e - b), kCore);
         return;
       }
-      PointRange rows[NdWindow::kMaxRanges];
-      const int nrows = window.points_at(c, rows);
+      CellRange rows[NdWindow::kMaxRanges];
+      const int nrows = window.cells_at(c, rows);
       const int64_t own = small ? e - b : 0;  // counted without a test
       for (uint32_t p = b; p < e; ++p) {
         const double* pp = g_.point(p);
         CoreCount found(minpoints, own);  // rules/dbscan_rules.hpp: stops at need
         size_t visited = 0;
         for (int r = 0; r < nrows && !found.core(); ++r) {
-          for (uint32_t q = rows[r].begin; q < rows[r].end; ++q) {
-            if (small && q == b) {
-              q = e - 1;
-              continue;
+          for (uint32_t n = rows[r].begin; n < rows[r].end && !found.core(); ++n) {
+            if (small && n == c) continue;
+            const uint32_t qb = g_.start[n], qe = g_.start[n + 1];
+            if (qe - qb >= kBoxTestPoints) {
+              const double* lo = &boxes_[static_cast<size_t>(n) * 2 * D];
+              if (!box_near_d<D>(pp, lo, lo + D, eps_)) continue;
+              if (box_all_d<D>(pp, lo, lo + D, eps_)) {
+                found.add(qe - qb);
+                continue;
+              }
             }
-            if (within_eps_d<D>(pp, g_.point(q), eps_) && found.add()) break;
+            for (uint32_t q = qb; q < qe; ++q)
+              if (within_eps_d<D>(pp, g_.point(q), eps_) && found.add()) break;
+            visited += qe - qb;
           }
-          visited += rows[r].end - rows[r].begin;
         }
         poller.add(visited);
         if (found.core()) flags_[p] = kCore;
@@ -241,6 +255,54 @@ class NdStages {
 
 }  // namespace
 
+NdGrid nd_cluster_grid(const NdPointsView& pts, double eps, ThreadTeam& team) {
+  // Coarse cells, or fine ones where the coarse cells hold many points.
+  NdGrid grid = build_nd_grid(pts, eps, false, team);
+  if (pts.dims <= 3 && pts.n >= kFineOccupancy * static_cast<double>(grid.ncells()))
+    grid = build_nd_grid(pts, eps, true, team);
+  return grid;
+}
+
+uint64_t nd_window_work(const NdGrid& grid, ThreadTeam& team) {
+  std::vector<uint64_t> part(team.size(), 0);
+  team.for_static(grid.ncells(), [&](int t, size_t begin, size_t end) {
+    NdWindow window(grid);
+    PointRange rows[NdWindow::kMaxRanges];
+    uint64_t work = 0;
+    for (size_t c = begin; c < end; ++c) {
+      const int nrows = window.points_at(static_cast<uint32_t>(c), rows);
+      uint64_t seen = 0;
+      for (int r = 0; r < nrows; ++r) seen += rows[r].end - rows[r].begin;
+      work += seen * (grid.start[c + 1] - grid.start[c]);
+    }
+    part[t] = work;
+  });
+  uint64_t work = 0;
+  for (uint64_t w : part) work += w;
+  return work;
+}
+
+void nd_cluster_levels(const NdPointsView& pts, const NdGrid& grid, const gd_params& params,
+                       ThreadTeam& team, const std::vector<int64_t>& levels,
+                       const std::function<void(size_t, const uint32_t*)>& emit, uint32_t* rep,
+                       gd_run_stats& stats, uint8_t* core) {
+  Stopwatch watch;
+  dispatch_dims(pts.dims, [&](auto dims) {
+    NdStages<decltype(dims)::value> stages(grid, params.eps, team);
+    AtomicUnionFind uf(pts.n);
+    for (size_t k = 0; k < levels.size(); ++k) {
+      stages.mark_core(levels[k]);
+      stats.t_core += watch.lap();
+      for (uint32_t i = 0; i < pts.n; ++i) uf.init(i, i);
+      stages.unite(uf);
+      stats.t_union += watch.lap();
+      stages.borders(uf, rep, core);
+      emit(k, rep);
+      stats.t_label += watch.lap();
+    }
+  });
+}
+
 void nd_cluster(const NdPointsView& pts, const gd_params& params, const CancelToken& cancel,
                 uint32_t* rep, gd_run_stats& stats, uint8_t* core) {
   stats.backend = GD_BACKEND_CPU;
@@ -248,27 +310,11 @@ void nd_cluster(const NdPointsView& pts, const gd_params& params, const CancelTo
   if (pts.n == 0) return;
   ThreadTeam team(resolve_threads(params, pts.n), cancel);
   Stopwatch watch;
-
-  // Coarse cells, or fine ones where the coarse cells hold many points.
-  NdGrid grid = build_nd_grid(pts, params.eps, false, team);
-  if (pts.dims <= 3 && pts.n >= kFineOccupancy * static_cast<double>(grid.ncells()))
-    grid = build_nd_grid(pts, params.eps, true, team);
+  NdGrid grid = nd_cluster_grid(pts, params.eps, team);
   stats.cells = grid.ncells();
   stats.t_sort += watch.lap();
-
-  dispatch_dims(pts.dims, [&](auto dims) {
-    NdStages<decltype(dims)::value> stages(grid, params.eps, team);
-    stages.mark_core(params.minpoints);
-    stats.t_core += watch.lap();
-
-    AtomicUnionFind uf(pts.n);
-    for (uint32_t i = 0; i < pts.n; ++i) uf.init(i, i);
-    stages.unite(uf);
-    stats.t_union += watch.lap();
-
-    stages.borders(uf, rep, core);
-    stats.t_label += watch.lap();
-  });
+  nd_cluster_levels(pts, grid, params, team, {params.minpoints},
+                    [](size_t, const uint32_t*) {}, rep, stats, core);
 }
 
 }  // namespace gd

@@ -17,6 +17,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <type_traits>
 #include <vector>
 
@@ -112,6 +113,21 @@ class NdWindow {
 // core (when given) takes each point's core flag (1 core, else 0).
 void nd_cluster(const NdPointsView& pts, const gd_params& params, const CancelToken& cancel,
                 uint32_t* rep, gd_run_stats& stats, uint8_t* core = nullptr);
+
+// The grid nd_cluster clusters on: coarse cells, or fine ones (at most three
+// dimensions) where the coarse cells hold kFineOccupancy points or more.
+NdGrid nd_cluster_grid(const NdPointsView& pts, double eps, ThreadTeam& team);
+
+// Candidate tests of one pass over grid: each cell's points times its
+// window's points (twice the candidate pairs, at most).
+uint64_t nd_window_work(const NdGrid& grid, ThreadTeam& team);
+
+// nd_cluster for each minpoints value levels[k] in turn on one grid (of
+// nd_cluster_grid), emit(k, rep) after each; only the grid is shared.
+void nd_cluster_levels(const NdPointsView& pts, const NdGrid& grid, const gd_params& params,
+                       ThreadTeam& team, const std::vector<int64_t>& levels,
+                       const std::function<void(size_t, const uint32_t*)>& emit, uint32_t* rep,
+                       gd_run_stats& stats, uint8_t* core = nullptr);
 
 // The GPU back end for 3 to 8 dimensions (cuda/nd_dbscan.cu, or a stub that
 // throws GD_ERR_NO_DEVICE when built without CUDA): the clusters of

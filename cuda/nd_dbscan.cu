@@ -76,23 +76,14 @@ struct MergeBox {
   }
 };
 
-// Some point of b may be a neighbour of p: b's point nearest p passes.  Every
-// |fl(q_k - p_k)| over b is at least the nearest corner's (rounding is
-// monotone), and the predicate is monotone in each.
+// b may hold a neighbour of p / holds only neighbours of p (rules/neighbour.hpp).
 template <int D>
 __device__ __forceinline__ bool box_near(const double* p, const BoxD<D>& b, double eps) {
-  double c[D];
-  for (int k = 0; k < D; ++k) c[k] = fmin(fmax(p[k], b.lo[k]), b.hi[k]);
-  return within_eps_d<D>(p, c, eps);
+  return box_near_d<D>(p, b.lo, b.hi, eps);
 }
-
-// Every point of b is a neighbour of p: b's corner farthest from p passes.
 template <int D>
 __device__ __forceinline__ bool box_all(const double* p, const BoxD<D>& b, double eps) {
-  double c[D];
-  for (int k = 0; k < D; ++k)
-    c[k] = fabs(sub_rn(b.lo[k], p[k])) >= fabs(sub_rn(b.hi[k], p[k])) ? b.lo[k] : b.hi[k];
-  return within_eps_d<D>(p, c, eps);
+  return box_all_d<D>(p, b.lo, b.hi, eps);
 }
 
 // ---- the grid ------------------------------------------------------------------

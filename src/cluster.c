@@ -99,17 +99,11 @@ row_major(const Rows *rows)
 
 /*
  * POINT Z and float8[] points: two coordinates are 2D points; more go to
- * the core's n-D clustering for ids and point types (either back end), and
- * through the n-D neighbour pairs (a symmetric relation) and the graph for
- * sweeps (the CPU).
+ * the core's n-D clustering (ids, point types and sweeps, either back end).
  */
 static void
 cluster_nd(const Rows *rows, const ClusterJob *job)
 {
-	double	   *coords;
-	gd_pair_list list;
-	instr_time	start;
-
 	if (rows->dims <= 2)
 	{
 		/* float8[2], or only NULL rows (dims 0: zeros the core does not read) */
@@ -122,15 +116,8 @@ cluster_nd(const Rows *rows, const ClusterJob *job)
 							rows->kind, rows->nrows, rows->npoints, job, true);
 		return;
 	}
-	coords = row_major(rows);
-	if (job->nminpoints == 1)
-	{
-		core_cluster_points_nd(coords, rows->dims, rows->kind, rows->nrows, rows->npoints, job);
-		return;
-	}
-	INSTR_TIME_SET_CURRENT(start);
-	core_neighbour_pairs_nd(coords, rows->dims, rows->kind, rows->nrows, job->eps, &list);
-	cluster_pairs(&list, NULL, NULL, rows, job, start);
+	core_cluster_points_nd(row_major(rows), rows->dims, rows->kind, rows->nrows, rows->npoints,
+						   job);
 }
 
 /* Runs job on rows (see cluster.h). */

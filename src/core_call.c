@@ -374,18 +374,21 @@ call_points_nd(const void *arg, gd_backend backend, gd_run_stats *stats, gd_erro
 	fill_params(&params, c->job->eps, c->job->minpoints[0], backend);
 	memset(stats, 0, sizeof(*stats));
 	memset(err, 0, sizeof(*err));
+	if (c->job->nminpoints != 1)
+		return gd_cluster_points_nd_sweep(c->coords, c->dims, c->row_kind, c->nrows, &params,
+										  c->job->minpoints, c->job->nminpoints, c->job->ids,
+										  stats, err);
 	return gd_cluster_points_nd_typed(c->coords, c->dims, c->row_kind, c->nrows, &params,
 									  c->job->ids, c->job->types, stats, err);
 }
 
-/* Ids, or ids and point types, of n-D points (see core_call.h). */
+/* Runs job on n-D points (see core_call.h). */
 void
 core_cluster_points_nd(const double *coords, int dims, const uint8_t *row_kind,
 					   int64_t nrows, int64_t npoints, const ClusterJob *job)
 {
 	PointsCall	c = {NULL, NULL, coords, dims, row_kind, nrows, job};
 
-	Assert(job->nminpoints == 1);
 	run_core(nrows, npoints, true, call_points_nd, &c);
 }
 

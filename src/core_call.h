@@ -36,9 +36,8 @@ extern void core_cluster_points(const double *x, const double *y, const uint8_t 
 								bool may_use_gpu);
 
 /*
- * Runs job, ids or ids and point types at one minpoints, on n-D points
- * (coords: dims per row, dims >= 3) on the back end gpu_dbscan.backend
- * chooses.
+ * Runs job (ids, point types or a sweep) on n-D points (coords: dims per
+ * row, dims >= 3) on the back end gpu_dbscan.backend chooses.
  */
 extern void core_cluster_points_nd(const double *coords, int dims, const uint8_t *row_kind,
 								   int64_t nrows, int64_t npoints, const ClusterJob *job);

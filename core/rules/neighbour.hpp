@@ -219,4 +219,25 @@ GD_HD_INLINE bool within_eps_d(const double* p, const double* q, double eps) {
   return sqrt(s) <= eps;
 }
 
+// Some point of the box [lo, hi] may be a neighbour of p: the box's point
+// nearest p passes.  Every |fl(q_k - p_k)| over the box is at least the
+// nearest point's (rounding is monotone) and the relation is monotone in
+// each, so a failure rules out the whole box.
+template <int D>
+GD_HD_INLINE bool box_near_d(const double* p, const double* lo, const double* hi, double eps) {
+  double c[D];
+  for (int k = 0; k < D; ++k) c[k] = p[k] < lo[k] ? lo[k] : p[k] > hi[k] ? hi[k] : p[k];
+  return within_eps_d<D>(p, c, eps);
+}
+
+// Every point of the box [lo, hi] is a neighbour of p: the corner farthest
+// from p passes.
+template <int D>
+GD_HD_INLINE bool box_all_d(const double* p, const double* lo, const double* hi, double eps) {
+  double c[D];
+  for (int k = 0; k < D; ++k)
+    c[k] = fabs(sub_rn(lo[k], p[k])) >= fabs(sub_rn(hi[k], p[k])) ? lo[k] : hi[k];
+  return within_eps_d<D>(p, c, eps);
+}
+
 }  // namespace gd

@@ -187,7 +187,7 @@ LANGUAGE sql AS $$
 	SELECT coalesce(gd_test.labelings_diff(got, want), gd_test.ids_diff(got))
 $$;
 
-SELECT plan(5 + (SELECT count(*)::int FROM gd_test.nd_cases)
+SELECT plan(7 + (SELECT count(*)::int FROM gd_test.nd_cases)
 			  + 2 * (SELECT count(*)::int FROM gd_test.nd_cases c
 					 JOIN gd_test.nd_sets s USING (ds) WHERE s.geometry));
 
@@ -255,6 +255,24 @@ SELECT is(gd_test.labelings_diff(
 			  (SELECT array_agg(c ORDER BY id) FROM (
 				   SELECT id, ST_ClusterDBSCAN(geom, 0.7, 3) OVER (ORDER BY id) AS c FROM gd_test.flat) s)),
 		  NULL, 'float8[2] points: the clusters of ST_ClusterDBSCAN');
+
+-- Sweeps of dense n-D data: 30,000 points pairwise within eps are 4.5e8
+-- neighbour pairs (3.6 GB), which the sweep no longer lists (it took minutes,
+-- then ran out of memory): each value is clustered on the grid, as fast as
+-- one gpu_dbscan_3d call per value, with the same ids.
+CREATE TABLE gd_test.dense3 AS
+SELECT i AS id, ST_MakePoint(random() * 0.5, random() * 0.5, random() * 0.5) AS g
+FROM (SELECT setseed(0.71)) s, generate_series(1, 30000) i;
+SELECT is((SELECT count(*)::int FROM (
+			  SELECT gpu_dbscan_sweep_3d(g, 1, '{5, 30000, 30001}') OVER w AS s,
+					 gpu_dbscan_3d(g, 1, 5) OVER w AS a, gpu_dbscan_3d(g, 1, 30000) OVER w AS b
+			  FROM gd_test.dense3 WINDOW w AS (ORDER BY id)) q
+		   WHERE s IS DISTINCT FROM ARRAY[a, b, NULL]), 0,
+		  'dense POINT Z: the sweep gives one call''s ids per value (no pair list)');
+SELECT max(cardinality(s)) AS dense_values
+FROM (SELECT gpu_dbscan_sweep_3d(g, 1, '{5, 30000, 30001}') OVER () AS s FROM gd_test.dense3) q \gset
+SELECT cmp_ok((SELECT total_ms FROM gpu_dbscan_last_run()), '<', 20000::float8,
+			  'dense POINT Z: the sweep took seconds at most');
 
 SELECT * FROM finish();
 ROLLBACK;

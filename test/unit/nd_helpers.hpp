@@ -162,5 +162,30 @@ inline std::vector<int32_t> run_nd_typed(const NdRows& r, double eps, int64_t mi
   return ids;
 }
 
+// gd_cluster_points_nd_sweep_by over values on backend and path: one ids
+// vector per value.
+inline std::vector<std::vector<int32_t>> run_nd_sweep(const NdRows& r, double eps,
+                                                      const std::vector<int64_t>& values,
+                                                      gd_backend backend, int path,
+                                                      gd_run_stats* stats = nullptr) {
+  gd_params p;
+  gd_params_init(&p);
+  p.eps = eps;
+  p.min_items_per_thread = 1;
+  p.backend = backend;
+  const size_t n = r.size();
+  std::vector<int32_t> all(n * values.size(), -7);
+  gd_error err;
+  gd_status st = gd_cluster_points_nd_sweep_by(r.coords.data(), r.dims, r.kinds.data(),
+                                               static_cast<int64_t>(n), &p, values.data(),
+                                               static_cast<int64_t>(values.size()), all.data(),
+                                               stats, &err, path);
+  EXPECT_EQ(st, GD_OK) << err.message;
+  std::vector<std::vector<int32_t>> out;
+  for (size_t k = 0; k < values.size(); ++k)
+    out.emplace_back(all.begin() + k * n, all.begin() + (k + 1) * n);
+  return out;
+}
+
 }  // namespace nd
 }  // namespace gd_test

@@ -31,8 +31,9 @@ void expect_gpu_nd(const NdRows& r, double eps, int64_t minpoints, bool with_ref
   gd_run_stats gs{}, cs{};
   std::vector<int32_t> gpu = run_nd_typed(r, eps, minpoints, GD_BACKEND_GPU, &gt, &gs);
   std::vector<int32_t> cpu = run_nd_typed(r, eps, minpoints, GD_BACKEND_CPU, &ct, &cs);
-  if (!(minpoints >= 2 && static_cast<int64_t>(r.size()) < minpoints))
+  if (!(minpoints >= 2 && static_cast<int64_t>(r.size()) < minpoints)) {
     EXPECT_EQ(gs.backend, GD_BACKEND_GPU);
+  }
   long d = first_difference(gpu, cpu);
   ASSERT_EQ(d, -1) << r.dims << "-D, " << r.size() << " rows, eps " << eps << " minpoints "
                    << minpoints << ": row " << d << " GPU " << (d >= 0 ? gpu[d] : 0) << " CPU "
@@ -116,6 +117,21 @@ TEST(GpuNd, InfiniteZeroAndTinyEps) {
   NdRows t{3, {}, {}};
   for (int i = 0; i < 50; ++i) t.add({std::ldexp(static_cast<double>(i % 7), -1070), 1e-300 * (i % 3), 0.0});
   for (double eps : {0.0, 1e-320, 1e-300, 3e-300}) expect_gpu_nd(t, eps, 2, true);
+}
+
+TEST(GpuNd, SweepEqualsTheCpuSweep) {
+  GD_REQUIRE_GPU();
+  const std::vector<int64_t> values = {5, 0, 2, 30, 5, 1, 100000, 12};
+  for (const NdRows& r : {uniform(3, 50000, 40, 81), blobs(5, 50000, 8, 60, 1.0, 82), copies(3)}) {
+    for (double eps : {0.5, 1.5}) {
+      gd_run_stats stats{};
+      const auto gpu = run_nd_sweep(r, eps, values, GD_BACKEND_GPU, GD_ND_SWEEP_AUTO, &stats);
+      const auto cpu = run_nd_sweep(r, eps, values, GD_BACKEND_CPU, GD_ND_SWEEP_AUTO);
+      EXPECT_EQ(stats.backend, GD_BACKEND_GPU);
+      for (size_t k = 0; k < values.size(); ++k)
+        ASSERT_EQ(gpu[k], cpu[k]) << r.dims << "-D eps " << eps << " minpoints " << values[k];
+    }
+  }
 }
 
 #ifdef GD_HAVE_CUDA

@@ -182,6 +182,50 @@ TEST(Nd, FullFineCellsArePairwiseNeighbours) {
   }
 }
 
+TEST(Nd, SweepEqualsOneCallPerValueOnBothPaths) {
+  // Values unsorted, repeated, 0 and 1 (every point core), above the points.
+  const std::vector<int64_t> values = {5, 0, 2, 30, 5, 1, 100000, 12};
+  const NdRows sets[] = {uniform(3, 1500, 10, 71), blobs(4, 1500, 5, 30, 1.0, 72), copies(3),
+                         copies(5), lattice()};
+  for (const NdRows& r : sets) {
+    for (double eps : {0.0, 0.5, 1.2}) {
+      for (int path : {GD_ND_SWEEP_AUTO, GD_ND_SWEEP_PAIRS, GD_ND_SWEEP_LEVELS}) {
+        const auto got = run_nd_sweep(r, eps, values, GD_BACKEND_CPU, path);
+        for (size_t k = 0; k < values.size(); ++k)
+          ASSERT_EQ(got[k], run_nd(r, eps, values[k]))
+              << r.dims << "-D eps " << eps << " path " << path << " minpoints " << values[k];
+      }
+    }
+  }
+}
+
+TEST(Nd, SweepOfDenseDataClustersValueByValue) {
+  // 20,000 points pairwise within eps: 2e8 neighbour pairs (1.6 GB, seconds
+  // to list), which the sweep does not list: it clusters each value on the
+  // grid (t_core is that path's; the pair path spends none).
+  NdRows r = uniform(3, 20000, 0.2, 73);
+  gd_run_stats stats{};
+  const auto got = run_nd_sweep(r, 1.0, {5, 19999, 20001}, GD_BACKEND_CPU, GD_ND_SWEEP_AUTO, &stats);
+  EXPECT_GT(stats.t_core, 0.0);
+  EXPECT_EQ(got[0], run_nd(r, 1.0, 5));
+  EXPECT_EQ(got[1], run_nd(r, 1.0, 19999));
+  EXPECT_EQ(got[2], std::vector<int32_t>(r.size(), GD_NOISE));
+  // and a sparse set lists its pairs
+  gd_run_stats sparse{};
+  (void)run_nd_sweep(uniform(3, 5000, 50, 74), 1.0, {2, 5}, GD_BACKEND_CPU, GD_ND_SWEEP_AUTO,
+                     &sparse);
+  EXPECT_EQ(sparse.t_core, 0.0);
+}
+
+TEST(Nd, SweepOfNullAndEmptyRowsOnly) {
+  NdRows r{3, {}, {}};
+  r.add({0, 0, 0}, GD_ROW_NULL);
+  r.add({0, 0, 0}, GD_ROW_EMPTY);
+  const auto got = run_nd_sweep(r, 1.0, {0, 3}, GD_BACKEND_CPU, GD_ND_SWEEP_AUTO);
+  EXPECT_EQ(got[0], run_nd(r, 1.0, 0));
+  EXPECT_EQ(got[1], run_nd(r, 1.0, 3));
+}
+
 TEST(Nd, GpuRequestWithoutAGpuIsADeviceFailure) {
   // With a usable GPU the device tests (test_gpu_nd.cpp) cover this request.
   gd_error why;
