@@ -65,4 +65,10 @@ CellMap choose_cells(const AxisBox& box, int axes, bool fine, double reach);
 // 1M points).
 constexpr double kFineOccupancy = 4;
 
+// Whether n points of dims coordinates that fill coarse_cells coarse cells
+// are clustered on fine cells (the CPU's nd_cluster_grid and the device).
+inline bool use_fine_cells(int dims, uint64_t n, uint64_t coarse_cells) {
+  return dims <= 3 && static_cast<double>(n) >= kFineOccupancy * static_cast<double>(coarse_cells);
+}
+
 }  // namespace gd

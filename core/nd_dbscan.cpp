@@ -258,7 +258,7 @@ class NdStages {
 NdGrid nd_cluster_grid(const NdPointsView& pts, double eps, ThreadTeam& team) {
   // Coarse cells, or fine ones where the coarse cells hold many points.
   NdGrid grid = build_nd_grid(pts, eps, false, team);
-  if (pts.dims <= 3 && pts.n >= kFineOccupancy * static_cast<double>(grid.ncells()))
+  if (use_fine_cells(pts.dims, pts.n, grid.ncells()))
     grid = build_nd_grid(pts, eps, true, team);
   return grid;
 }

@@ -115,7 +115,7 @@ void nd_cluster(const NdPointsView& pts, const gd_params& params, const CancelTo
                 uint32_t* rep, gd_run_stats& stats, uint8_t* core = nullptr);
 
 // The grid nd_cluster clusters on: coarse cells, or fine ones (at most three
-// dimensions) where the coarse cells hold kFineOccupancy points or more.
+// dimensions) where use_fine_cells says (nd_cells.hpp).
 NdGrid nd_cluster_grid(const NdPointsView& pts, double eps, ThreadTeam& team);
 
 // Candidate tests of one pass over grid: each cell's points times its

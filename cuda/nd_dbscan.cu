@@ -535,7 +535,7 @@ void cluster_nd_on_device(RunContext& ctx, const double* coords, uint32_t n,
   // Coarse cells, or fine ones where the coarse cells hold many points.
   CellMap m = choose_cells(box, 3, false, eps);
   NdGridDev<D> g = sort_points<D>(ctx, coords, n, m, box, 1, eps);
-  if (n >= kFineOccupancy * static_cast<double>(g.ncells)) {
+  if (use_fine_cells(D, n, g.ncells)) {
     g = NdGridDev<D>();
     m = choose_cells(box, 3, true, eps);
     g = sort_points<D>(ctx, coords, n, m, box, 2, eps);
