@@ -1,6 +1,7 @@
 // nd_api.cpp — the extern "C" entry points for n-D points (gd_core.h):
-// gd_cluster_points_nd and gd_neighbour_pairs_nd.  Like api.cpp, each runs
-// under guarded(): nothing escapes to the C caller.
+// gd_cluster_points_nd[_typed], gd_cluster_points_nd_sweep[_by] and
+// gd_neighbour_pairs_nd.  Like api.cpp, each runs under guarded(): nothing
+// escapes to the C caller.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -23,6 +24,15 @@ using namespace gd::api;
 void check_dims(int dims) {
   if (dims < gd::kMinDims || dims > gd::kMaxDims)
     invalid("points must have %d to %d coordinates, got %d", gd::kMinDims, gd::kMaxDims, dims);
+}
+
+// The checks of a clustering call's arguments.
+void check_call(const gd_params* params, int dims, const uint8_t* row_kind, int64_t nrows,
+                const int32_t* cluster_ids) {
+  check_params(params);
+  check_dims(dims);
+  if (nrows < 0) invalid("nrows must be >= 0, got %lld", static_cast<long long>(nrows));
+  if (nrows > 0 && (!row_kind || !cluster_ids)) invalid("row_kind or cluster_ids is NULL");
 }
 
 // The GD_ROW_POINT rows' coordinates, compacted in row order, and (when
@@ -163,11 +173,7 @@ gd_status gd_cluster_points_nd_typed(const double* coords, int dims, const uint8
     auto t0 = std::chrono::steady_clock::now();
     gd_run_stats st;
     std::memset(&st, 0, sizeof st);
-    check_params(params);
-    check_dims(dims);
-    if (nrows < 0) invalid("nrows must be >= 0, got %lld", static_cast<long long>(nrows));
-    if (nrows > 0 && (!row_kind || !cluster_ids)) invalid("row_kind or cluster_ids is NULL");
-
+    check_call(params, dims, row_kind, nrows, cluster_ids);
     NdPoints pts(coords, dims, row_kind, nrows, *params);
     const uint32_t npoints = pts.view().n;
     st.backend = params->backend;
@@ -227,11 +233,8 @@ gd_status gd_cluster_points_nd_sweep_by(const double* coords, int dims, const ui
     auto t0 = std::chrono::steady_clock::now();
     gd_run_stats st;
     std::memset(&st, 0, sizeof st);
-    check_params(params);
-    check_dims(dims);
+    check_call(params, dims, row_kind, nrows, cluster_ids);
     check_sweep(minpoints, nminpoints, nrows);
-    if (nrows < 0) invalid("nrows must be >= 0, got %lld", static_cast<long long>(nrows));
-    if (nrows > 0 && (!row_kind || !cluster_ids)) invalid("row_kind or cluster_ids is NULL");
     const Levels levels(minpoints, nminpoints);
     NdPoints pts(coords, dims, row_kind, nrows, *params);
     const uint32_t n = pts.view().n;
