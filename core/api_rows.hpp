@@ -3,6 +3,7 @@
 // points compacted in row order, point types from core flags and ids.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -44,37 +45,58 @@ inline int64_t check_point_rows(const double* x, const double* y, const uint8_t*
   return npoints;
 }
 
-// The same, the rows scanned by the threads params allows first (a 10M-row
-// partition is ~170 MB to read: ~15 ms on one core); the serial scan above
-// runs only to word the error when some row is wrong.
-inline int64_t check_point_rows(const double* x, const double* y, const uint8_t* row_kind,
-                                int64_t nrows, const gd_params& params) {
-  const int threads = nrows > 0 ? resolve_threads(params, static_cast<size_t>(nrows)) : 1;
-  if (threads <= 1 || !row_kind || !x || !y) return check_point_rows(x, y, row_kind, nrows);
-  std::vector<int64_t> points(threads, 0);
-  std::vector<uint8_t> wrong(threads, 0);
-  CancelToken cancel(params);
-  ThreadTeam team(threads, cancel);
-  team.for_static(static_cast<size_t>(nrows), [&](int t, size_t begin, size_t end) {
-    int64_t count = 0;
-    bool bad = false;
+// The GD_ROW_POINT rows of a partition, counted by the threads params
+// allows (a 10M-row partition is ~170 MB to read: ~15 ms on one core), or
+// -1 when some row is wrong: a kind other than POINT, EMPTY and NULL, or a
+// point row r with !finite(r).  The caller's serial check then words the
+// error.
+template <class Finite>
+int64_t count_point_rows(const uint8_t* row_kind, int64_t nrows, const gd_params& params,
+                         Finite&& finite) {
+  auto scan = [&](size_t begin, size_t end, int64_t* count, bool* bad) {
     for (size_t r = begin; r < end; ++r) {
       const uint8_t kind = row_kind[r];
       if (kind == GD_ROW_POINT) {
-        ++count;
-        bad |= !(std::isfinite(x[r]) && std::isfinite(y[r]));
+        ++*count;
+        *bad |= !finite(r);
       } else {
-        bad |= kind != GD_ROW_EMPTY && kind != GD_ROW_NULL;
+        *bad |= kind != GD_ROW_EMPTY && kind != GD_ROW_NULL;
       }
     }
-    points[t] = count;
-    wrong[t] = bad;
-  });
+  };
+  const int threads = nrows > 0 ? resolve_threads(params, static_cast<size_t>(nrows)) : 1;
+  std::vector<int64_t> points(threads, 0);
+  std::vector<uint8_t> wrong(threads, 0);
+  if (threads <= 1) {
+    bool bad = false;
+    scan(0, static_cast<size_t>(std::max<int64_t>(nrows, 0)), &points[0], &bad);
+    wrong[0] = bad;
+  } else {
+    CancelToken cancel(params);
+    ThreadTeam team(threads, cancel);
+    team.for_static(static_cast<size_t>(nrows), [&](int t, size_t begin, size_t end) {
+      bool bad = false;
+      scan(begin, end, &points[t], &bad);
+      wrong[t] = bad;
+    });
+  }
   int64_t npoints = 0;
   for (int t = 0; t < threads; ++t) {
-    if (wrong[t]) return check_point_rows(x, y, row_kind, nrows);
+    if (wrong[t]) return -1;
     npoints += points[t];
   }
+  return npoints;
+}
+
+// check_point_rows with the rows scanned by count_point_rows first; the
+// serial scan above runs only to word the error when some row is wrong.
+inline int64_t check_point_rows(const double* x, const double* y, const uint8_t* row_kind,
+                                int64_t nrows, const gd_params& params) {
+  if (nrows <= 0 || !row_kind || !x || !y) return check_point_rows(x, y, row_kind, nrows);
+  const int64_t npoints = count_point_rows(row_kind, nrows, params, [&](size_t r) {
+    return std::isfinite(x[r]) && std::isfinite(y[r]);
+  });
+  if (npoints < 0) return check_point_rows(x, y, row_kind, nrows);
   if (npoints > kMaxPoints)
     invalid("%lld points in one partition, at most %lld are supported",
             static_cast<long long>(npoints), static_cast<long long>(kMaxPoints));

@@ -64,40 +64,22 @@ std::vector<double> compact_points(const double* coords, int dims, const uint8_t
 
 // The points of a partition for the back ends: the caller's coordinates
 // when every row is a point, else the points compacted in row order.  The
-// rows are checked by the threads params allows; compact_points words the
-// error when a row is wrong.
+// rows are checked by count_point_rows (api_rows.hpp); compact_points words
+// the error when a row is wrong.
 class NdPoints {
  public:
   NdPoints(const double* coords, int dims, const uint8_t* row_kind, int64_t nrows,
            const gd_params& params) {
-    const int threads = nrows > 0 ? gd::resolve_threads(params, static_cast<size_t>(nrows)) : 1;
-    std::vector<int64_t> points(threads, 0);
-    std::vector<uint8_t> wrong(threads, 0);
-    if (nrows > 0 && coords) {
-      gd::CancelToken cancel(params);
-      gd::ThreadTeam team(threads, cancel);
-      team.for_static(static_cast<size_t>(nrows), [&](int t, size_t begin, size_t end) {
-        int64_t count = 0;
-        bool bad = false;
-        for (size_t r = begin; r < end; ++r) {
-          if (row_kind[r] == GD_ROW_POINT) {
-            ++count;
-            for (int k = 0; k < dims; ++k) bad |= !std::isfinite(coords[r * dims + k]);
-          } else {
-            bad |= row_kind[r] != GD_ROW_EMPTY && row_kind[r] != GD_ROW_NULL;
-          }
-        }
-        points[t] = count;
-        wrong[t] = bad;
+    int64_t npoints = -1;
+    if (nrows > 0 && coords && row_kind)
+      npoints = count_point_rows(row_kind, nrows, params, [&](size_t r) {
+        for (int k = 0; k < dims; ++k)
+          if (!std::isfinite(coords[r * dims + k])) return false;
+        return true;
       });
-    }
-    int64_t npoints = 0;
-    bool bad = nrows > 0 && !coords;
-    for (int t = 0; t < threads; ++t) {
-      npoints += points[t];
-      bad |= wrong[t] != 0;
-    }
-    if (bad || npoints != nrows) {
+    else if (nrows == 0)
+      npoints = 0;
+    if (npoints != nrows) {  // a row not a point, or a wrong row
       copy_ = compact_points(coords, dims, row_kind, nrows, nullptr);  // or the error
       npoints = static_cast<int64_t>(copy_.size() / dims);
       coords = copy_.data();
@@ -255,12 +237,13 @@ gd_status gd_cluster_points_nd_sweep_by(const double* coords, int dims, const ui
     const size_t left = gd::emit_trivial_levels(levels.values, n, emit);
     const std::vector<int64_t> values(levels.values.begin(), levels.values.begin() + left);
     gd::CancelToken cancel(*params);
-    gd::BigVector<uint32_t> rep(n);
+    gd::BigVector<uint32_t> rep;  // the representatives of one value (not the pair path's)
 
     if (left == 0) {
       // every level done above
     } else if (params->backend == GD_BACKEND_GPU) {
       gd_params one = *params;
+      rep.resize(n);
       for (size_t k = 0; k < left; ++k) {
         gd_run_stats sk;
         one.minpoints = values[k];
@@ -289,7 +272,7 @@ gd_status gd_cluster_points_nd_sweep_by(const double* coords, int dims, const ui
         for (int64_t r = 0; r < nrows; ++r)
           if (row_kind[r] == GD_ROW_POINT) row_of.push_back(static_cast<uint32_t>(r));
         try {
-          gd::nd_neighbour_pairs(pts.view(), row_of.data(), params->eps, *params, cancel, &list);
+          gd::nd_neighbour_pairs(grid, row_of.data(), params->eps, team, &list);  // the same grid
         } catch (const gd::Error& e) {
           if (e.status() != GD_ERR_NOMEM || path == GD_ND_SWEEP_PAIRS) throw;
           by_pairs = false;  // the list does not fit: one clustering per value
@@ -310,6 +293,7 @@ gd_status gd_cluster_points_nd_sweep_by(const double* coords, int dims, const ui
         }
         st.t_label += seconds_since(tg);
       } else {
+        rep.resize(n);
         gd::nd_cluster_levels(pts.view(), grid, *params, team, values, emit, rep.data(), st);
       }
     }

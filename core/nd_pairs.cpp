@@ -18,11 +18,18 @@ void nd_neighbour_pairs(const NdPointsView& pts, const uint32_t* row_of, double 
   out->count = 0;
   if (pts.n < 2) return;
   ThreadTeam team(resolve_threads(params, pts.n), cancel);
-  NdGrid grid = build_nd_grid(pts, eps, false, team);
+  nd_neighbour_pairs(build_nd_grid(pts, eps, false, team), row_of, eps, team, out, max_pairs);
+}
+
+void nd_neighbour_pairs(const NdGrid& grid, const uint32_t* row_of, double eps, ThreadTeam& team,
+                        gd_pair_list* out, int64_t max_pairs) {
+  out->pairs = nullptr;
+  out->count = 0;
+  const CancelToken& cancel = team.cancel();
   const uint32_t ncells = grid.ncells();
   const size_t grain = std::max<size_t>(1, std::min<size_t>(256, ncells / (team.size() * 32u)));
 
-  dispatch_dims(pts.dims, [&](auto dims) {
+  dispatch_dims(grid.dims, [&](auto dims) {
     constexpr int D = decltype(dims)::value;
     // Row indexes grow with point indexes: the smaller point is the smaller row.
     const uint32_t* perm = grid.perm.data();

@@ -143,4 +143,9 @@ void nd_neighbour_pairs(const NdPointsView& pts, const uint32_t* row_of, double 
                         const gd_params& params, const CancelToken& cancel, gd_pair_list* out,
                         int64_t max_pairs = default_max_pairs());
 
+// The same over a grid of the points already built (coarse or fine cells,
+// complete for eps), on team.
+void nd_neighbour_pairs(const NdGrid& grid, const uint32_t* row_of, double eps, ThreadTeam& team,
+                        gd_pair_list* out, int64_t max_pairs = default_max_pairs());
+
 }  // namespace gd
