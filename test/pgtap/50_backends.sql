@@ -17,23 +17,31 @@ SELECT is((SELECT boot_val FROM pg_settings WHERE name = 'gpu_dbscan.' || n), v,
 FROM (VALUES ('backend', 'auto'), ('gpu_min_rows', '10000'), ('threads', '0'), ('device', '0'),
 			 ('device_memory_budget', '0')) d(n, v);
 
--- Runs gd_test.labels with settings (name, value, name, value, ...) in
--- force, then puts the previous values back.
-CREATE FUNCTION pg_temp.labels_with(settings text[], src text, eps float8, minpoints int,
-									part text DEFAULT 'NULL::int')
-RETURNS int[] LANGUAGE plpgsql AS $$
+-- Sets settings (name, value, name, value, ...) for the transaction;
+-- returns the previous values in the same layout, to be set back with it.
+CREATE FUNCTION pg_temp.set_local(settings text[]) RETURNS text[]
+LANGUAGE plpgsql AS $$
 DECLARE
 	saved	text[] := '{}';
-	result	int[];
 BEGIN
 	FOR i IN 1 .. coalesce(array_length(settings, 1), 0) BY 2 LOOP
 		saved := saved || ARRAY[settings[i], current_setting(settings[i])];
 		PERFORM set_config(settings[i], settings[i + 1], true);
 	END LOOP;
+	RETURN saved;
+END
+$$;
+
+-- Runs gd_test.labels with settings in force, then puts the previous values back.
+CREATE FUNCTION pg_temp.labels_with(settings text[], src text, eps float8, minpoints int,
+									part text DEFAULT 'NULL::int')
+RETURNS int[] LANGUAGE plpgsql AS $$
+DECLARE
+	saved	text[] := pg_temp.set_local(settings);
+	result	int[];
+BEGIN
 	result := gd_test.labels(src, eps, minpoints, part);
-	FOR i IN 1 .. coalesce(array_length(saved, 1), 0) BY 2 LOOP
-		PERFORM set_config(saved[i], saved[i + 1], true);
-	END LOOP;
+	PERFORM pg_temp.set_local(saved);
 	RETURN result;
 END
 $$;
@@ -52,13 +60,17 @@ $$;
 SELECT usable AS gpu_usable, coalesce(message, '') AS gpu_message FROM pg_temp.gpu_probe() \gset
 \if :gpu_usable
 SELECT diag('a GPU is usable: the GPU path is compared with the CPU path');
-SELECT skip('a GPU is usable, so backend = ''gpu'' does not fail', 1);
+SELECT skip('a GPU is usable, so backend = ''gpu'' does not fail', 2);
 \else
 SELECT diag('no usable GPU (' || :'gpu_message' || '): GPU comparisons are skipped');
 SELECT throws_like($$SET LOCAL gpu_dbscan.backend = 'gpu';
 					 SELECT gpu_dbscan(geom, 1, 2) OVER () FROM (VALUES ('POINT(0 0)'::geometry)) v(geom)$$,
 				   'gpu_dbscan.backend is "gpu" but no usable GPU: %',
 				   'backend = ''gpu'' without a usable GPU: a clear error');
+SELECT throws_like($$SET LOCAL gpu_dbscan.backend = 'gpu';
+					 SELECT gpu_dbscan_3d(geom, 1, 2) OVER () FROM (VALUES ('POINT Z (0 0 0)'::geometry)) v(geom)$$,
+				   'gpu_dbscan.backend is "gpu" but no usable GPU: %',
+				   'backend = ''gpu'' without a usable GPU, POINT Z rows: a clear error');
 \endif
 
 -- Data sets for the comparisons.
@@ -131,18 +143,12 @@ FROM (SELECT setseed(0.6)) s, generate_series(1, 30000) i, LATERAL (SELECT i % 9
 CREATE FUNCTION pg_temp.nd_answer(settings text[], expr text) RETURNS text[]
 LANGUAGE plpgsql AS $$
 DECLARE
-	saved	text[] := '{}';
+	saved	text[] := pg_temp.set_local(settings);
 	result	text[];
 BEGIN
-	FOR i IN 1 .. array_length(settings, 1) BY 2 LOOP
-		saved := saved || ARRAY[settings[i], current_setting(settings[i])];
-		PERFORM set_config(settings[i], settings[i + 1], true);
-	END LOOP;
 	EXECUTE format('SELECT array_agg(c::text ORDER BY id) FROM (SELECT id, %s OVER (ORDER BY id) c FROM nd_pts) s', expr)
 		INTO result;
-	FOR i IN 1 .. array_length(saved, 1) BY 2 LOOP
-		PERFORM set_config(saved[i], saved[i + 1], true);
-	END LOOP;
+	PERFORM pg_temp.set_local(saved);
 	RETURN result;
 END
 $$;
@@ -163,14 +169,6 @@ SELECT is(pg_temp.nd_answer(ARRAY['gpu_dbscan.backend', 'auto', 'gpu_dbscan.gpu_
 		  'POINT Z under a device budget too small: auto falls back to the CPU''s answer');
 \else
 SELECT skip('no usable GPU', 15);
-\endif
-\if :gpu_usable
-SELECT skip('a GPU is usable, so backend = ''gpu'' does not fail on POINT Z', 1);
-\else
-SELECT throws_like($$SET LOCAL gpu_dbscan.backend = 'gpu';
-					 SELECT gpu_dbscan_3d(geom, 1, 2) OVER () FROM (VALUES ('POINT Z (0 0 0)'::geometry)) v(geom)$$,
-				   'gpu_dbscan.backend is "gpu" but no usable GPU: %',
-				   'backend = ''gpu'' without a usable GPU, POINT Z rows: a clear error');
 \endif
 
 -- gpu_dbscan_last_run() describes the last partition clustered.
