@@ -213,15 +213,8 @@ class NdStages {
     const double* ahi = alo + D;
     const double* nlo = &boxes_[static_cast<size_t>(n) * 2 * D];
     const double* nhi = nlo + D;
-    double gap[D], lo[D], hi[D], zero[D] = {};
-    for (int k = 0; k < D; ++k) {
-      // |fl(q_k - p_k)| >= gap[k] for every p of one cell and q of the other.
-      gap[k] = std::max({0.0, nlo[k] - ahi[k], alo[k] - nhi[k]});
-      lo[k] = std::min(alo[k], nlo[k]);
-      hi[k] = std::max(ahi[k], nhi[k]);
-    }
-    if (!within_eps_d<D>(zero, gap, eps_)) return;  // no pair can be within eps
-    if (within_eps_d<D>(lo, hi, eps_)) {             // every pair is
+    if (!boxes_near_d<D>(alo, ahi, nlo, nhi, eps_)) return;  // no pair can be within eps
+    if (boxes_all_d<D>(alo, ahi, nlo, nhi, eps_)) {         // every pair is
       uf.unite(fa, fn);
       return;
     }
@@ -230,6 +223,7 @@ class NdStages {
     for (uint32_t p = fa; p < ae; ++p) {
       if (!(flags_[p] & kCore)) continue;
       const double* pp = g_.point(p);
+      if (!box_near_d<D>(pp, nlo, nhi, eps_)) continue;
       work += ne - fn;
       for (uint32_t q = fn; q < ne; ++q) {
         if ((flags_[q] & kCore) && within_eps_d<D>(pp, g_.point(q), eps_)) {

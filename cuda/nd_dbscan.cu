@@ -418,8 +418,9 @@ struct MinU32 {
 // Rule 3 (the relation is symmetric: every core pair within eps is joined):
 // each core point joins its own small cell's first core, the core points
 // after it in a cell that is not small, and those of the cells after its
-// own in its window.  A small cell's core points are one set, so one pair
-// joins it; a small cell wholly within reach is joined without a test.
+// own in its window, except two small cells' (cell_union_kernel).  A small
+// cell's core points are one set, so one pair joins it; a small cell wholly
+// within reach is joined without a test.
 template <int D>
 __global__ void union_kernel(NdView<D> g, const uint8_t* __restrict__ core,
                              const uint32_t* __restrict__ first_core, Batch batch,
@@ -445,6 +446,7 @@ __global__ void union_kernel(NdView<D> g, const uint8_t* __restrict__ core,
       const uint32_t f = first_core[n];
       if (f == kNone) continue;
       const bool small = g.small[n] != 0;
+      if (small && g.small[c]) continue;
       if (small && uf_find(parent, i) == uf_find(parent, f)) continue;
       const BoxD<D> b = g.box[n];
       if (!box_near<D>(p, b, g.eps)) continue;
@@ -460,6 +462,60 @@ __global__ void union_kernel(NdView<D> g, const uint8_t* __restrict__ core,
         }
         if (uf_find(parent, i) != uf_find(parent, q)) uf_unite(parent, i, q);
       }
+    }
+  }
+}
+
+// Rule 3 for two small cells, whose core points are one set each (the CPU's
+// unite_sets): one warp per cell c, for each small cell after it in its
+// window, joins the two sets on the first core pair within eps.  The lanes
+// share the other cell's points; a point of c beyond reach of that cell's
+// box is skipped.  Per cell pair rather than per point, so dense cells cost
+// one search each, not one per point.
+template <int D>
+__global__ void cell_union_kernel(NdView<D> g, const uint8_t* __restrict__ core,
+                                  const uint32_t* __restrict__ first_core,
+                                  const volatile int* stop, uint32_t* parent) {
+  const uint64_t c64 = (static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  const unsigned lane = threadIdx.x % 32;
+  if (c64 >= g.ncells) return;  // the whole warp
+  const uint32_t c = static_cast<uint32_t>(c64);
+  const uint32_t fa = first_core[c];
+  if (fa == kNone || !g.small[c]) return;
+  const uint32_t ae = g.start[c + 1];
+  const BoxD<D> a = g.box[c];
+  const CellRange* win = g.win + static_cast<size_t>(c) * g.nwin;
+  for (int r = 0; r < g.nwin; ++r) {
+    // The flag read by one lane for the warp (cancelled() syncs the block,
+    // whose warps leave at different points here).
+    if (__shfl_sync(0xffffffffu, lane == 0 && *stop != 0, 0)) return;
+    for (uint32_t n = max(win[r].lo, c + 1); n < win[r].hi; ++n) {
+      const uint32_t fn = first_core[n];
+      if (fn == kNone || !g.small[n]) continue;
+      const BoxD<D> b = g.box[n];
+      if (!boxes_near_d<D>(a.lo, a.hi, b.lo, b.hi, g.eps)) continue;
+      bool join = boxes_all_d<D>(a.lo, a.hi, b.lo, b.hi, g.eps);
+      if (!join) {
+        bool same = false;
+        if (lane == 0) same = uf_find(parent, fa) == uf_find(parent, fn);
+        if (__shfl_sync(0xffffffffu, same, 0)) continue;
+        const uint32_t ne = g.start[n + 1];
+        for (uint32_t p = fa; p < ae && !join; ++p) {
+          if (!core[p]) continue;
+          double pp[D];
+          load(g, p, pp);
+          if (!box_near<D>(pp, b, g.eps)) continue;
+          for (uint32_t q0 = fn; q0 < ne; q0 += 32) {
+            const uint32_t q = q0 + lane;
+            const bool hit = q < ne && core[q] && within_eps_d<D>(pp, g.point(q), g.eps);
+            if (__any_sync(0xffffffffu, hit)) {
+              join = true;
+              break;
+            }
+          }
+        }
+      }
+      if (join && lane == 0) uf_unite(parent, fa, fn);
     }
   }
 }
@@ -569,6 +625,9 @@ void cluster_nd_on_device(RunContext& ctx, const double* coords, uint32_t n,
                                                 parent.data());
       GD_CHECK_LAUNCH("nd union_kernel");
     });
+    cell_union_kernel<D><<<grid_for(static_cast<uint64_t>(g.ncells) * 32), kBlock, 0, s>>>(
+        v, core.data(), first_core.data(), stop, parent.data());
+    GD_CHECK_LAUNCH("nd cell_union_kernel");
     ctx.wait();
   }
   stats.t_union += sw.lap();

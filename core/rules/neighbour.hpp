@@ -240,4 +240,33 @@ GD_HD_INLINE bool box_all_d(const double* p, const double* lo, const double* hi,
   return within_eps_d<D>(p, c, eps);
 }
 
+// Two boxes [alo, ahi] and [blo, bhi]: some pair of points, one in each, may
+// be neighbours.  For p in one and q in the other |fl(q_k - p_k)| is at least
+// fl(gap_k), gap_k the boxes' distance on axis k (rounding is monotone), and
+// the relation is monotone in each.
+template <int D>
+GD_HD_INLINE bool boxes_near_d(const double* alo, const double* ahi, const double* blo,
+                               const double* bhi, double eps) {
+  double gap[D], zero[D];
+  for (int k = 0; k < D; ++k) {
+    const double g1 = sub_rn(blo[k], ahi[k]), g2 = sub_rn(alo[k], bhi[k]);
+    gap[k] = g1 > g2 ? (g1 > 0 ? g1 : 0) : (g2 > 0 ? g2 : 0);
+    zero[k] = 0;
+  }
+  return within_eps_d<D>(zero, gap, eps);
+}
+
+// Every pair of points of the two boxes is a neighbour pair: the corners of
+// their union pass.
+template <int D>
+GD_HD_INLINE bool boxes_all_d(const double* alo, const double* ahi, const double* blo,
+                              const double* bhi, double eps) {
+  double lo[D], hi[D];
+  for (int k = 0; k < D; ++k) {
+    lo[k] = alo[k] < blo[k] ? alo[k] : blo[k];
+    hi[k] = ahi[k] > bhi[k] ? ahi[k] : bhi[k];
+  }
+  return within_eps_d<D>(lo, hi, eps);
+}
+
 }  // namespace gd

@@ -69,6 +69,14 @@ TEST(GpuNd, BlobsMatchReference) {
   }
 }
 
+TEST(GpuNd, DenseSmallCellPairsMatchReference) {
+  GD_REQUIRE_GPU();
+  // Pairs of small cells are joined per cell pair (one warp each).
+  NdRows r = blobs(3, 6000, 4, 6, 0.5, 31);
+  for (double eps : {0.12, 0.25, 0.4})
+    for (int64_t m : {2, 10, 40}) expect_gpu_nd(r, eps, m, true);
+}
+
 TEST(GpuNd, LargerSetsMatchTheCpuOnCoarseAndFineCells) {
   GD_REQUIRE_GPU();
   // Sparse (coarse cells, few points each) and dense (fine cells, most of

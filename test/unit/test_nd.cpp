@@ -73,6 +73,44 @@ TEST(Nd, BlobsMatchReference) {
   }
 }
 
+TEST(Nd, DenseSmallCellPairsMatchReference) {
+  // Dense 3-D blobs on fine cells: most cells small, pairs of them joined by
+  // their boxes or by the first core pair found between them.
+  NdRows r = blobs(3, 6000, 4, 6, 0.5, 31);
+  for (double eps : {0.12, 0.25, 0.4})
+    for (int64_t m : {2, 10, 40}) expect_reference(r, eps, m, {0, 2});
+}
+
+TEST(Nd, BoxPairTestsBoundEveryPair) {
+  // boxes_near_d false: no pair of the two boxes' points within eps;
+  // boxes_all_d true: every pair within eps (points on the boxes' corners
+  // and inside them, boxes apart, touching and overlapping).
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> u(0, 1), w(0, 0.6);
+  for (int t = 0; t < 20000; ++t) {
+    double lo[2][3], hi[2][3], pts[2][8][3];
+    for (int b = 0; b < 2; ++b)
+      for (int k = 0; k < 3; ++k) {
+        lo[b][k] = u(rng);
+        hi[b][k] = lo[b][k] + w(rng) * (t % 3 == 0 ? 0 : 1);
+      }
+    for (int b = 0; b < 2; ++b)
+      for (int j = 0; j < 8; ++j)
+        for (int k = 0; k < 3; ++k)
+          pts[b][j][k] = j < 4 ? ((j >> (k % 2)) & 1 ? hi[b][k] : lo[b][k])
+                               : lo[b][k] + u(rng) * (hi[b][k] - lo[b][k]);
+    const double eps = w(rng);
+    const bool near = gd::boxes_near_d<3>(lo[0], hi[0], lo[1], hi[1], eps);
+    const bool all = gd::boxes_all_d<3>(lo[0], hi[0], lo[1], hi[1], eps);
+    for (int i = 0; i < 8; ++i)
+      for (int j = 0; j < 8; ++j) {
+        const bool within = gd::within_eps_d<3>(pts[0][i], pts[1][j], eps);
+        if (within) ASSERT_TRUE(near) << "case " << t;
+        if (all) ASSERT_TRUE(within) << "case " << t;
+      }
+  }
+}
+
 TEST(Nd, TwoAxesThroughTheNdStagesMatchReference) {
   // gd_cluster_points_nd sends dims == 2 to the 2D path; the n-D stages
   // themselves must still be right with two axes.
