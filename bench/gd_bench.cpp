@@ -447,7 +447,7 @@ void print_tables(const std::vector<Row>& rows, int64_t minpoints) {
 
 }  // namespace
 
-// ---- minpoints sweeps (gd_cluster_points_sweep) ---------------------------
+// ---- minpoints sweeps (gd_cluster_points_sweep, _nd_sweep with --dims) ------
 //
 // --sweep m1,m2,...: for each back end asked for (--backends; the GPU when
 // usable), data set, size and eps, the best of --runs of one
@@ -458,7 +458,8 @@ void print_tables(const std::vector<Row>& rows, int64_t minpoints) {
 // that each value's ids are those of its own call on the same back end and,
 // on the GPU, those of the CPU sweep (when the CPU was asked for too).
 static int sweep_report(const Options& o, bool gpu_ok) {
-  std::printf("\nminpoints sweep over %zu values\n\n", o.sweep.size());
+  std::printf("\nminpoints sweep over %zu values, %d-D points\n\n", o.sweep.size(),
+              o.dims > 2 ? o.dims : 2);
   std::printf("| backend | data set | points | eps | sweep s | one call at largest s | mean one call s | all calls s | sweep / one at largest | sweep / mean one | typed call at largest s | ids |\n");
   std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
   const int64_t largest = *std::max_element(o.sweep.begin(), o.sweep.end());
@@ -470,8 +471,32 @@ static int sweep_report(const Options& o, bool gpu_ok) {
   }
   for (const std::string& name : o.datasets) {
     for (int64_t n : o.sizes) {
-      gd_bench::PointSet ps = gd_bench::make_dataset(name, n, o.seed);
+      // The three calls on this data set: 2-D points or, with --dims, n-D.
+      gd_bench::PointSet ps;
+      gd_bench::NdPointSet nd;
+      if (o.dims > 2)
+        nd = gd_bench::make_dataset_nd(name, n, o.dims, o.seed);
+      else
+        ps = gd_bench::make_dataset(name, n, o.seed);
       std::vector<uint8_t> kinds(n, GD_ROW_POINT), types(n);
+      const int64_t nv = static_cast<int64_t>(o.sweep.size());
+      auto sweep_call = [&](const gd_params* p, int32_t* ids, gd_error* e) {
+        return o.dims > 2 ? gd_cluster_points_nd_sweep(nd.coords.data(), o.dims, kinds.data(), n,
+                                                       p, o.sweep.data(), nv, ids, nullptr, e)
+                          : gd_cluster_points_sweep(ps.x.data(), ps.y.data(), kinds.data(), n, p,
+                                                    o.sweep.data(), nv, ids, nullptr, e);
+      };
+      auto one_call = [&](const gd_params* p, int32_t* ids, uint8_t* t, gd_error* e) {
+        if (o.dims > 2)
+          return t ? gd_cluster_points_nd_typed(nd.coords.data(), o.dims, kinds.data(), n, p, ids,
+                                                t, nullptr, e)
+                   : gd_cluster_points_nd(nd.coords.data(), o.dims, kinds.data(), n, p, ids,
+                                          nullptr, e);
+        return t ? gd_cluster_points_typed(ps.x.data(), ps.y.data(), kinds.data(), n, p, ids, t,
+                                           nullptr, e)
+                 : gd_cluster_points(ps.x.data(), ps.y.data(), kinds.data(), n, p, ids, nullptr,
+                                     e);
+      };
       std::vector<int32_t> all(static_cast<size_t>(n) * o.sweep.size()), one(n), cpu_all;
       for (double eps : o.eps) {
         cpu_all.clear();
@@ -488,10 +513,7 @@ static int sweep_report(const Options& o, bool gpu_ok) {
           double sweep_s = 1e300, largest_s = 1e300, calls_s = 0, typed_s = 1e300;
           for (int run = 0; run < o.runs; run++) {
             double t0 = now_s();
-            if (gd_cluster_points_sweep(ps.x.data(), ps.y.data(), kinds.data(), n, &params,
-                                        o.sweep.data(), static_cast<int64_t>(o.sweep.size()),
-                                        all.data(), nullptr, &err) != GD_OK)
-              usage(err.message);
+            if (sweep_call(&params, all.data(), &err) != GD_OK) usage(err.message);
             sweep_s = std::min(sweep_s, now_s() - t0);
           }
           bool same = true;
@@ -500,9 +522,7 @@ static int sweep_report(const Options& o, bool gpu_ok) {
             double best = 1e300;
             for (int run = 0; run < o.runs; run++) {
               double t0 = now_s();
-              if (gd_cluster_points(ps.x.data(), ps.y.data(), kinds.data(), n, &params,
-                                    one.data(), nullptr, &err) != GD_OK)
-                usage(err.message);
+              if (one_call(&params, one.data(), nullptr, &err) != GD_OK) usage(err.message);
               best = std::min(best, now_s() - t0);
             }
             calls_s += best;
@@ -512,9 +532,7 @@ static int sweep_report(const Options& o, bool gpu_ok) {
           params.minpoints = largest;
           for (int run = 0; run < o.runs; run++) {
             double t0 = now_s();
-            if (gd_cluster_points_typed(ps.x.data(), ps.y.data(), kinds.data(), n, &params,
-                                        one.data(), types.data(), nullptr, &err) != GD_OK)
-              usage(err.message);
+            if (one_call(&params, one.data(), types.data(), &err) != GD_OK) usage(err.message);
             typed_s = std::min(typed_s, now_s() - t0);
           }
           if (backend == GD_BACKEND_CPU) cpu_all = all;

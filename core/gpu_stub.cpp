@@ -21,6 +21,12 @@ void gpu_nd_cluster(const NdPointsView&, const gd_params&, const CancelToken&, u
   throw Error(GD_ERR_NO_DEVICE, "gpu_dbscan was built without CUDA");
 }
 
+void gpu_nd_sweep(const NdPointsView&, const gd_params&, const std::vector<int64_t>&,
+                  const CancelToken&, const std::function<void(size_t, const uint32_t*)>&,
+                  uint32_t*, gd_run_stats&) {
+  throw Error(GD_ERR_NO_DEVICE, "gpu_dbscan was built without CUDA");
+}
+
 bool gpu_available(int, std::string* why) {
   if (why) *why = "gpu_dbscan was built without CUDA";
   return false;

@@ -242,21 +242,16 @@ gd_status gd_cluster_points_nd_sweep_by(const double* coords, int dims, const ui
     if (left == 0) {
       // every level done above
     } else if (params->backend == GD_BACKEND_GPU) {
-      gd_params one = *params;
+      gd_run_stats sg;
       rep.resize(n);
-      for (size_t k = 0; k < left; ++k) {
-        gd_run_stats sk;
-        one.minpoints = values[k];
-        gd::gpu_nd_cluster(pts.view(), one, cancel, rep.data(), sk, nullptr);
-        emit(k, rep.data());
-        st.cells = sk.cells;
-        st.batches += sk.batches;
-        st.t_transfer += sk.t_transfer;
-        st.t_sort += sk.t_sort;
-        st.t_core += sk.t_core;
-        st.t_union += sk.t_union;
-        st.t_label += sk.t_label;
-      }
+      gd::gpu_nd_sweep(pts.view(), *params, values, cancel, emit, rep.data(), sg);
+      st.cells = sg.cells;
+      st.batches = sg.batches;
+      st.t_transfer = sg.t_transfer;
+      st.t_sort = sg.t_sort;
+      st.t_core = sg.t_core;
+      st.t_union = sg.t_union;
+      st.t_label = sg.t_label;
     } else {
       gd::ThreadTeam team(gd::resolve_threads(*params, n), cancel);
       auto ts = std::chrono::steady_clock::now();

@@ -136,6 +136,14 @@ void nd_cluster_levels(const NdPointsView& pts, const NdGrid& grid, const gd_par
 void gpu_nd_cluster(const NdPointsView& pts, const gd_params& params, const CancelToken& cancel,
                     uint32_t* rep, gd_run_stats& stats, uint8_t* core = nullptr);
 
+// The same at each minpoints value levels[k] (ascending, each at most the
+// number of points), emit(k, rep) in turn from the largest: one upload, one
+// grid and one neighbour count serve every value.
+void gpu_nd_sweep(const NdPointsView& pts, const gd_params& params,
+                  const std::vector<int64_t>& levels, const CancelToken& cancel,
+                  const std::function<void(size_t, const uint32_t*)>& emit, uint32_t* rep,
+                  gd_run_stats& stats);
+
 // Every pair of points within eps under the n-D predicate, as the rows
 // (row_of[point index], increasing) i < j, into out (malloc'ed).  More
 // than max_pairs pairs: GD_ERR_NOMEM, before the list is allocated.

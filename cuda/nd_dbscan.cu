@@ -33,6 +33,7 @@
 #include "nd_points.hpp"
 #include "pipeline.cuh"
 #include "reduce_by_cell.cuh"
+#include "sweep.hpp"
 #include "trace.cuh"
 #include "union_find.cuh"
 
@@ -368,9 +369,11 @@ __device__ __forceinline__ void load(const NdView<D>& g, uint32_t i, double* p) 
 }
 
 // Rule 1, with early exit at need.
+// count (may be null) takes each point's neighbours counted up to the need,
+// for a sweep's smaller values (core_at_kernel).
 template <int D>
 __global__ void core_kernel(NdView<D> g, int64_t minpoints, Batch batch, const volatile int* stop,
-                            uint8_t* __restrict__ core) {
+                            uint8_t* __restrict__ core, uint32_t* __restrict__ count) {
   if (cancelled(stop)) return;
   uint32_t i;
   if (!batch_point(batch, g.n, &i)) return;
@@ -402,6 +405,14 @@ __global__ void core_kernel(NdView<D> g, int64_t minpoints, Batch batch, const v
     }
   }
   core[i] = found.core() ? 1 : 0;
+  if (count != nullptr) count[i] = static_cast<uint32_t>(found.core() ? found.need : found.found);
+}
+
+// Rule 1 at a smaller minpoints from the counts of core_kernel.
+__global__ void core_at_kernel(const uint32_t* __restrict__ count, uint32_t need, uint32_t n,
+                               uint8_t* __restrict__ core) {
+  uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) core[i] = count[i] >= need ? 1 : 0;
 }
 
 // Each cell's first core point (sorted order), kNone for none.
@@ -576,19 +587,14 @@ void launch_batches(RunContext& ctx, uint32_t n, uint32_t nb, Kernel&& launch) {
   }
 }
 
-// The pipeline on device-resident coordinates: rep (device, n) takes the
-// cluster ranks, core_out (device, n, may be null) the core flags.
+// The grid of n device-resident points: coarse cells, or fine ones where
+// the coarse cells hold many points.
 template <int D>
-void cluster_nd_on_device(RunContext& ctx, const double* coords, uint32_t n,
-                          const gd_params& params, const Options& opts, gd_run_stats& stats,
-                          Stopwatch& sw, uint32_t* d_rep, uint8_t* core_out) {
-  cudaStream_t s = ctx.stream();
-  const double eps = params.eps;
+NdGridDev<D> build_grid(RunContext& ctx, const double* coords, uint32_t n, double eps) {
   const AxisBox box = axis_box(ctx, coords, D, n);
   for (int a = 0; a < 3; ++a)
     if (!(std::isfinite(box.lo[a]) && std::isfinite(box.hi[a])))
       throw Error(GD_ERR_INVALID, "point coordinates must be finite");
-  // Coarse cells, or fine ones where the coarse cells hold many points.
   CellMap m = choose_cells(box, 3, false, eps);
   NdGridDev<D> g = sort_points<D>(ctx, coords, n, m, box, 1, eps);
   if (use_fine_cells(D, n, g.ncells)) {
@@ -597,54 +603,115 @@ void cluster_nd_on_device(RunContext& ctx, const double* coords, uint32_t n,
     g = sort_points<D>(ctx, coords, n, m, box, 2, eps);
   }
   finish_grid<D>(ctx, g, m);
-  stats.cells = g.ncells;
-  stats.t_sort += sw.lap();
-  const NdView<D> v = g.view();
-  const uint32_t nb = plan_batches(g.work, n, opts);
-  stats.batches += nb;
-  const volatile int* stop = ctx.cancel_flag_device();
+  return g;
+}
 
-  auto core = ctx.alloc<uint8_t>(n, "core flags");
-  launch_batches(ctx, n, nb, [&](Batch b, unsigned blocks) {
-    core_kernel<D><<<blocks, kBlock, 0, s>>>(v, params.minpoints, b, stop, core.data());
+// Rule 1 at minpoints on the grid (count: see core_kernel).
+template <int D>
+void core_flags(RunContext& ctx, const NdView<D>& v, uint32_t nb, int64_t minpoints,
+                uint8_t* core, uint32_t* count) {
+  const volatile int* stop = ctx.cancel_flag_device();
+  launch_batches(ctx, v.n, nb, [&](Batch b, unsigned blocks) {
+    core_kernel<D><<<blocks, kBlock, 0, ctx.stream()>>>(v, minpoints, b, stop, core, count);
     GD_CHECK_LAUNCH("nd core_kernel");
   });
   ctx.wait();
-  stats.t_core += sw.lap();
+}
 
+// Rules 2 to 4 from the core flags: rep (device, n) takes the cluster
+// ranks, core_out (device, n, may be null) the core flags in row order.
+template <int D>
+void clusters_of(RunContext& ctx, const NdView<D>& v, uint32_t nb, int64_t minpoints,
+                 const uint8_t* core, gd_run_stats& stats, Stopwatch& sw, uint32_t* d_rep,
+                 uint8_t* core_out) {
+  cudaStream_t s = ctx.stream();
+  const uint32_t n = v.n;
+  const volatile int* stop = ctx.cancel_flag_device();
   auto parent = ctx.alloc<uint32_t>(n, "union-find parents");
   iota_kernel<<<grid_for(n), kBlock, 0, s>>>(parent.data(), n);
   GD_CHECK_LAUNCH("iota_kernel");
   {
-    auto first_core = ctx.alloc<uint32_t>(g.ncells, "first core per cell");
+    auto first_core = ctx.alloc<uint32_t>(v.ncells, "first core per cell");
     using It = thrust::transform_iterator<FirstCore, thrust::counting_iterator<uint64_t>>;
-    It in(thrust::counting_iterator<uint64_t>(0), FirstCore{core.data()});
+    It in(thrust::counting_iterator<uint64_t>(0), FirstCore{core});
     reduce_by_cell(ctx, v.cell_of, in, first_core.data(), MinU32{}, n, "first core reduction");
     launch_batches(ctx, n, nb, [&](Batch b, unsigned blocks) {
-      union_kernel<D><<<blocks, kBlock, 0, s>>>(v, core.data(), first_core.data(), b, stop,
+      union_kernel<D><<<blocks, kBlock, 0, s>>>(v, core, first_core.data(), b, stop,
                                                 parent.data());
       GD_CHECK_LAUNCH("nd union_kernel");
     });
-    cell_union_kernel<D><<<grid_for(static_cast<uint64_t>(g.ncells) * 32), kBlock, 0, s>>>(
-        v, core.data(), first_core.data(), stop, parent.data());
+    cell_union_kernel<D><<<grid_for(static_cast<uint64_t>(v.ncells) * 32), kBlock, 0, s>>>(
+        v, core, first_core.data(), stop, parent.data());
     GD_CHECK_LAUNCH("nd cell_union_kernel");
     ctx.wait();
   }
   stats.t_union += sw.lap();
 
-  if (params.minpoints > 1) {
-    auto cell_min_core = smallest_cores(ctx, v.cell_of, v.idx, core.data(), n, g.ncells);
+  if (minpoints > 1) {
+    auto cell_min_core = smallest_cores(ctx, v.cell_of, v.idx, core, n, v.ncells);
     launch_batches(ctx, n, nb, [&](Batch b, unsigned blocks) {
-      border_kernel<D><<<blocks, kBlock, 0, s>>>(v, core.data(), cell_min_core.data(), b, stop,
+      border_kernel<D><<<blocks, kBlock, 0, s>>>(v, core, cell_min_core.data(), b, stop,
                                                  parent.data());
       GD_CHECK_LAUNCH("nd border_kernel");
     });
   }
-  final_kernel<D><<<grid_for(n), kBlock, 0, s>>>(v, core.data(), parent.data(), d_rep, core_out);
+  final_kernel<D><<<grid_for(n), kBlock, 0, s>>>(v, core, parent.data(), d_rep, core_out);
   GD_CHECK_LAUNCH("nd final_kernel");
   rank_reps(ctx, n, d_rep);
   ctx.wait();
   stats.t_label += sw.lap();
+}
+
+// The pipeline on device-resident coordinates (see clusters_of).
+template <int D>
+void cluster_nd_on_device(RunContext& ctx, const double* coords, uint32_t n,
+                          const gd_params& params, const Options& opts, gd_run_stats& stats,
+                          Stopwatch& sw, uint32_t* d_rep, uint8_t* core_out) {
+  NdGridDev<D> g = build_grid<D>(ctx, coords, n, params.eps);
+  stats.cells = g.ncells;
+  stats.t_sort += sw.lap();
+  const NdView<D> v = g.view();
+  const uint32_t nb = plan_batches(g.work, n, opts);
+  stats.batches += nb;
+  auto core = ctx.alloc<uint8_t>(n, "core flags");
+  core_flags<D>(ctx, v, nb, params.minpoints, core.data(), nullptr);
+  stats.t_core += sw.lap();
+  clusters_of<D>(ctx, v, nb, params.minpoints, core.data(), stats, sw, d_rep, core_out);
+}
+
+// A sweep: one grid and one count of neighbours up to the largest value's
+// need serve every value (Gowanlock et al.); then each value's clusters,
+// their ranks copied into rep and emitted.
+template <int D>
+void sweep_nd_on_device(RunContext& ctx, const double* coords, uint32_t n,
+                        const gd_params& params, const std::vector<int64_t>& levels,
+                        const SweepEmit& emit, uint32_t* rep, gd_run_stats& stats,
+                        Stopwatch& sw) {
+  NdGridDev<D> g = build_grid<D>(ctx, coords, n, params.eps);
+  stats.cells = g.ncells;
+  stats.t_sort += sw.lap();
+  const NdView<D> v = g.view();
+  const uint32_t nb = plan_batches(g.work, n, Options());
+  stats.batches += nb;
+  auto core = ctx.alloc<uint8_t>(n, "core flags");
+  auto count = ctx.alloc<uint32_t>(n, "neighbour counts");
+  core_flags<D>(ctx, v, nb, levels.back(), core.data(), count.data());
+  stats.t_core += sw.lap();
+  auto d_rep = ctx.alloc<uint32_t>(n, "representatives");
+  for (size_t k = levels.size(); k-- > 0;) {
+    if (k + 1 < levels.size()) {
+      core_at_kernel<<<grid_for(n), kBlock, 0, ctx.stream()>>>(
+          count.data(), static_cast<uint32_t>(core_need(levels[k])), n, core.data());
+      GD_CHECK_LAUNCH("nd core_at_kernel");
+    }
+    clusters_of<D>(ctx, v, nb, levels[k], core.data(), stats, sw, d_rep.data(), nullptr);
+    CUDA_TRY(cudaMemcpyAsync(rep, d_rep.data(), sizeof(uint32_t) * n, cudaMemcpyDeviceToHost,
+                             ctx.stream()));
+    ctx.wait();
+    stats.t_transfer += sw.lap();
+    emit(k, rep);
+    sw.lap();
+  }
 }
 
 template <class Fn>
@@ -730,6 +797,26 @@ void cluster_nd_device(const double* d_coords, int dims, uint32_t n, const gd_pa
   stats.t_total = total.lap();
 }
 
+void sweep_nd_host(const NdPointsView& pts, const gd_params& params,
+                   const std::vector<int64_t>& levels, const CancelToken& cancel,
+                   const SweepEmit& emit, uint32_t* rep, gd_run_stats& stats) {
+  Stopwatch total, sw;
+  start_stats(stats, pts.n, params.device);
+  RunContext ctx(params.device, params.device_memory_budget, cancel);
+  check_fits(ctx, pts.n, pts.dims);
+  const size_t values = static_cast<size_t>(pts.n) * pts.dims;
+  auto coords = ctx.alloc<double>(values, "coordinates");
+  CUDA_TRY(cudaMemcpyAsync(coords.data(), pts.coords, values * sizeof(double),
+                           cudaMemcpyHostToDevice, ctx.stream()));
+  ctx.wait();
+  stats.t_transfer += sw.lap();
+  with_dims(pts.dims, [&](auto d) {
+    sweep_nd_on_device<decltype(d)::value>(ctx, coords.data(), pts.n, params, levels, emit, rep,
+                                           stats, sw);
+  });
+  stats.t_total = total.lap();
+}
+
 DeviceNdPoints::DeviceNdPoints(const double* coords, int dims, uint32_t n, int device)
     : n_(n), device_(device) {
   CUDA_TRY(cudaSetDevice(device));
@@ -758,6 +845,17 @@ void DeviceNdPoints::copy_reps_to_host(uint32_t* rep) const {
 }
 
 }  // namespace cuda
+
+void gpu_nd_sweep(const NdPointsView& pts, const gd_params& params,
+                  const std::vector<int64_t>& levels, const CancelToken& cancel,
+                  const SweepEmit& emit, uint32_t* rep, gd_run_stats& stats) {
+  try {
+    cuda::sweep_nd_host(pts, params, levels, cancel, emit, rep, stats);
+  } catch (const Error& e) {
+    cuda::reset_after(e);
+    throw;
+  }
+}
 
 void gpu_nd_cluster(const NdPointsView& pts, const gd_params& params, const CancelToken& cancel,
                     uint32_t* rep, gd_run_stats& stats, uint8_t* core) {

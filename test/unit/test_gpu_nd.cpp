@@ -130,7 +130,8 @@ TEST(GpuNd, InfiniteZeroAndTinyEps) {
 TEST(GpuNd, SweepEqualsTheCpuSweep) {
   GD_REQUIRE_GPU();
   const std::vector<int64_t> values = {5, 0, 2, 30, 5, 1, 100000, 12};
-  for (const NdRows& r : {uniform(3, 50000, 40, 81), blobs(5, 50000, 8, 60, 1.0, 82), copies(3)}) {
+  for (const NdRows& r : {uniform(3, 50000, 40, 81), blobs(5, 50000, 8, 60, 1.0, 82),
+                          blobs(3, 40000, 4, 10, 0.5, 83), copies(3)}) {
     for (double eps : {0.5, 1.5}) {
       gd_run_stats stats{};
       const auto gpu = run_nd_sweep(r, eps, values, GD_BACKEND_GPU, GD_ND_SWEEP_AUTO, &stats);

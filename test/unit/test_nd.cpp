@@ -105,8 +105,8 @@ TEST(Nd, BoxPairTestsBoundEveryPair) {
     for (int i = 0; i < 8; ++i)
       for (int j = 0; j < 8; ++j) {
         const bool within = gd::within_eps_d<3>(pts[0][i], pts[1][j], eps);
-        if (within) ASSERT_TRUE(near) << "case " << t;
-        if (all) ASSERT_TRUE(within) << "case " << t;
+        ASSERT_TRUE(!within || near) << "case " << t;
+        ASSERT_TRUE(!all || within) << "case " << t;
       }
   }
 }
