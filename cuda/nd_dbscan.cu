@@ -426,12 +426,17 @@ struct MinU32 {
   __host__ __device__ uint32_t operator()(uint32_t a, uint32_t b) const { return a < b ? a : b; }
 };
 
-// Rule 3 (the relation is symmetric: every core pair within eps is joined):
-// each core point joins its own small cell's first core, the core points
-// after it in a cell that is not small, and those of the cells after its
-// own in its window, except two small cells' (cell_union_kernel).  A small
-// cell's core points are one set, so one pair joins it; a small cell wholly
-// within reach is joined without a test.
+// Rule 3 (the relation is symmetric: every core pair within eps is joined).
+// A small cell's core points are one set (they are pairwise neighbours), so
+// one pair joins it to another set, and a small cell wholly within reach of
+// a point is joined without a test.  Who tests which pair:
+//   - a core point of a small cell joins its cell's first core, nothing more;
+//   - a core point p of a cell that is not small: the core points after it
+//     in its cell, every small cell of its window, and the cells after its
+//     own in the window that are not small;
+//   - two small cells: the pair of cells, once (tiny_union_kernel when both
+//     hold at most kThreadCell points, one thread a cell; else
+//     cell_union_kernel from the larger, one warp a cell).
 template <int D>
 __global__ void union_kernel(NdView<D> g, const uint8_t* __restrict__ core,
                              const uint32_t* __restrict__ first_core, Batch batch,
@@ -441,23 +446,24 @@ __global__ void union_kernel(NdView<D> g, const uint8_t* __restrict__ core,
   if (!batch_point(batch, g.n, &i)) return;
   if (!core[i]) return;
   const uint32_t c = g.cell_of[i];
-  double p[D];
-  load(g, i, p);
   if (g.small[c]) {
     if (first_core[c] != i) uf_unite(parent, first_core[c], i);
-  } else {
-    for (uint32_t q = i + 1; q < g.start[c + 1]; ++q)
-      if (core[q] && within_eps_d<D>(p, g.point(q), g.eps) &&
-          uf_find(parent, i) != uf_find(parent, q))
-        uf_unite(parent, i, q);
+    return;
   }
+  double p[D];
+  load(g, i, p);
+  for (uint32_t q = i + 1; q < g.start[c + 1]; ++q)
+    if (core[q] && within_eps_d<D>(p, g.point(q), g.eps) &&
+        uf_find(parent, i) != uf_find(parent, q))
+      uf_unite(parent, i, q);
   const CellRange* win = g.win + static_cast<size_t>(c) * g.nwin;
   for (int r = 0; r < g.nwin; ++r) {
-    for (uint32_t n = max(win[r].lo, c + 1); n < win[r].hi; ++n) {
+    for (uint32_t n = win[r].lo; n < win[r].hi; ++n) {
+      if (n == c) continue;
       const uint32_t f = first_core[n];
       if (f == kNone) continue;
       const bool small = g.small[n] != 0;
-      if (small && g.small[c]) continue;
+      if (!small && n < c) continue;
       if (small && uf_find(parent, i) == uf_find(parent, f)) continue;
       const BoxD<D> b = g.box[n];
       if (!box_near<D>(p, b, g.eps)) continue;
@@ -477,12 +483,55 @@ __global__ void union_kernel(NdView<D> g, const uint8_t* __restrict__ core,
   }
 }
 
-// Rule 3 for two small cells, whose core points are one set each (the CPU's
-// unite_sets): one warp per cell c, for each small cell after it in its
-// window, joins the two sets on the first core pair within eps.  The lanes
-// share the other cell's points; a point of c beyond reach of that cell's
-// box is skipped.  Per cell pair rather than per point, so dense cells cost
-// one search each, not one per point.
+// Cells of at most this many points are joined to each other one thread a
+// cell pair (at most kThreadCell^2 tests), larger ones one warp a cell.
+constexpr uint32_t kThreadCell = 32;
+
+// Whether two small cells' sets are joined: their boxes decide, else the
+// first core pair within eps (p over a, q over b, each p beyond reach of
+// b's box skipped); one thread.
+template <int D>
+__device__ bool cells_join(const NdView<D>& g, const uint8_t* core, uint32_t fa, uint32_t ae,
+                           const BoxD<D>& a, uint32_t fb, uint32_t be, const BoxD<D>& b) {
+  if (!boxes_near_d<D>(a.lo, a.hi, b.lo, b.hi, g.eps)) return false;
+  if (boxes_all_d<D>(a.lo, a.hi, b.lo, b.hi, g.eps)) return true;
+  for (uint32_t p = fa; p < ae; ++p) {
+    if (!core[p]) continue;
+    double pp[D];
+    load(g, p, pp);
+    if (!box_near<D>(pp, b, g.eps)) continue;
+    for (uint32_t q = fb; q < be; ++q)
+      if (core[q] && within_eps_d<D>(pp, g.point(q), g.eps)) return true;
+  }
+  return false;
+}
+
+template <int D>
+__global__ void tiny_union_kernel(NdView<D> g, const uint8_t* __restrict__ core,
+                                  const uint32_t* __restrict__ first_core,
+                                  const volatile int* stop, uint32_t* parent) {
+  if (cancelled(stop)) return;
+  const uint64_t c64 = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (c64 >= g.ncells) return;
+  const uint32_t c = static_cast<uint32_t>(c64);
+  const uint32_t fa = first_core[c], ae = g.start[c + 1];
+  if (fa == kNone || !g.small[c] || ae - g.start[c] > kThreadCell) return;
+  const BoxD<D> a = g.box[c];
+  const CellRange* win = g.win + static_cast<size_t>(c) * g.nwin;
+  for (int r = 0; r < g.nwin; ++r) {
+    for (uint32_t n = max(win[r].lo, c + 1); n < win[r].hi; ++n) {
+      const uint32_t fn = first_core[n], ne = g.start[n + 1];
+      if (fn == kNone || !g.small[n] || ne - g.start[n] > kThreadCell) continue;
+      if (uf_find(parent, fa) == uf_find(parent, fn)) continue;
+      if (cells_join<D>(g, core, fa, ae, a, fn, ne, g.box[n])) uf_unite(parent, fa, fn);
+    }
+  }
+}
+
+// One warp a small cell c of more than kThreadCell points, for each small
+// cell of its window with fewer points (or as many and after it): the
+// lanes share that cell's points.  So a dense cell costs one search per
+// neighbouring cell, not one per point.
 template <int D>
 __global__ void cell_union_kernel(NdView<D> g, const uint8_t* __restrict__ core,
                                   const uint32_t* __restrict__ first_core,
@@ -491,18 +540,18 @@ __global__ void cell_union_kernel(NdView<D> g, const uint8_t* __restrict__ core,
   const unsigned lane = threadIdx.x % 32;
   if (c64 >= g.ncells) return;  // the whole warp
   const uint32_t c = static_cast<uint32_t>(c64);
-  const uint32_t fa = first_core[c];
-  if (fa == kNone || !g.small[c]) return;
-  const uint32_t ae = g.start[c + 1];
+  const uint32_t fa = first_core[c], ae = g.start[c + 1], size = ae - g.start[c];
+  if (fa == kNone || !g.small[c] || size <= kThreadCell) return;
   const BoxD<D> a = g.box[c];
   const CellRange* win = g.win + static_cast<size_t>(c) * g.nwin;
   for (int r = 0; r < g.nwin; ++r) {
     // The flag read by one lane for the warp (cancelled() syncs the block,
     // whose warps leave at different points here).
     if (__shfl_sync(0xffffffffu, lane == 0 && *stop != 0, 0)) return;
-    for (uint32_t n = max(win[r].lo, c + 1); n < win[r].hi; ++n) {
-      const uint32_t fn = first_core[n];
-      if (fn == kNone || !g.small[n]) continue;
+    for (uint32_t n = win[r].lo; n < win[r].hi; ++n) {
+      const uint32_t fn = first_core[n], ne = g.start[n + 1], nsize = ne - g.start[n];
+      if (n == c || fn == kNone || !g.small[n] || nsize > size || (nsize == size && n < c))
+        continue;
       const BoxD<D> b = g.box[n];
       if (!boxes_near_d<D>(a.lo, a.hi, b.lo, b.hi, g.eps)) continue;
       bool join = boxes_all_d<D>(a.lo, a.hi, b.lo, b.hi, g.eps);
@@ -510,7 +559,6 @@ __global__ void cell_union_kernel(NdView<D> g, const uint8_t* __restrict__ core,
         bool same = false;
         if (lane == 0) same = uf_find(parent, fa) == uf_find(parent, fn);
         if (__shfl_sync(0xffffffffu, same, 0)) continue;
-        const uint32_t ne = g.start[n + 1];
         for (uint32_t p = fa; p < ae && !join; ++p) {
           if (!core[p]) continue;
           double pp[D];
@@ -640,6 +688,9 @@ void clusters_of(RunContext& ctx, const NdView<D>& v, uint32_t nb, int64_t minpo
                                                 parent.data());
       GD_CHECK_LAUNCH("nd union_kernel");
     });
+    tiny_union_kernel<D><<<grid_for(v.ncells), kBlock, 0, s>>>(v, core, first_core.data(), stop,
+                                                               parent.data());
+    GD_CHECK_LAUNCH("nd tiny_union_kernel");
     cell_union_kernel<D><<<grid_for(static_cast<uint64_t>(v.ncells) * 32), kBlock, 0, s>>>(
         v, core, first_core.data(), stop, parent.data());
     GD_CHECK_LAUNCH("nd cell_union_kernel");
