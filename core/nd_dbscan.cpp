@@ -14,6 +14,7 @@
 #include "cpu_phases.hpp"
 #include "stopwatch.hpp"
 #include "nd_points.hpp"
+#include "rules/small_cells.hpp"
 #include "union_find.hpp"
 
 namespace gd {
@@ -210,30 +211,14 @@ class NdStages {
     const uint32_t fa = first_core_[a], fn = first_core_[n];
     if (uf.find(fa) == uf.find(fn)) return;
     const double* alo = &boxes_[static_cast<size_t>(a) * 2 * D];
-    const double* ahi = alo + D;
     const double* nlo = &boxes_[static_cast<size_t>(n) * 2 * D];
-    const double* nhi = nlo + D;
-    if (!boxes_near_d<D>(alo, ahi, nlo, nhi, eps_)) return;  // no pair can be within eps
-    if (boxes_all_d<D>(alo, ahi, nlo, nhi, eps_)) {         // every pair is
+    uint64_t tests = 0;
+    if (small_cells_joined<D>(
+            alo, alo + D, nlo, nlo + D, fa, g_.start[a + 1], fn, g_.start[n + 1], eps_,
+            [this](uint32_t i) { return (flags_[i] & kCore) != 0; },
+            [this](uint32_t i) { return g_.point(i); }, &tests))
       uf.unite(fa, fn);
-      return;
-    }
-    const uint32_t ae = g_.start[a + 1], ne = g_.start[n + 1];
-    size_t work = 0;
-    for (uint32_t p = fa; p < ae; ++p) {
-      if (!(flags_[p] & kCore)) continue;
-      const double* pp = g_.point(p);
-      if (!box_near_d<D>(pp, nlo, nhi, eps_)) continue;
-      work += ne - fn;
-      for (uint32_t q = fn; q < ne; ++q) {
-        if ((flags_[q] & kCore) && within_eps_d<D>(pp, g_.point(q), eps_)) {
-          uf.unite(fa, fn);
-          poller.add(work);
-          return;
-        }
-      }
-    }
-    poller.add(work);
+    poller.add(tests);
   }
 
   const NdGrid& g_;

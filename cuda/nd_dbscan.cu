@@ -33,6 +33,7 @@
 #include "nd_points.hpp"
 #include "pipeline.cuh"
 #include "reduce_by_cell.cuh"
+#include "rules/small_cells.hpp"
 #include "sweep.hpp"
 #include "trace.cuh"
 #include "union_find.cuh"
@@ -487,25 +488,6 @@ __global__ void union_kernel(NdView<D> g, const uint8_t* __restrict__ core,
 // cell pair (at most kThreadCell^2 tests), larger ones one warp a cell.
 constexpr uint32_t kThreadCell = 32;
 
-// Whether two small cells' sets are joined: their boxes decide, else the
-// first core pair within eps (p over a, q over b, each p beyond reach of
-// b's box skipped); one thread.
-template <int D>
-__device__ bool cells_join(const NdView<D>& g, const uint8_t* core, uint32_t fa, uint32_t ae,
-                           const BoxD<D>& a, uint32_t fb, uint32_t be, const BoxD<D>& b) {
-  if (!boxes_near_d<D>(a.lo, a.hi, b.lo, b.hi, g.eps)) return false;
-  if (boxes_all_d<D>(a.lo, a.hi, b.lo, b.hi, g.eps)) return true;
-  for (uint32_t p = fa; p < ae; ++p) {
-    if (!core[p]) continue;
-    double pp[D];
-    load(g, p, pp);
-    if (!box_near<D>(pp, b, g.eps)) continue;
-    for (uint32_t q = fb; q < be; ++q)
-      if (core[q] && within_eps_d<D>(pp, g.point(q), g.eps)) return true;
-  }
-  return false;
-}
-
 template <int D>
 __global__ void tiny_union_kernel(NdView<D> g, const uint8_t* __restrict__ core,
                                   const uint32_t* __restrict__ first_core,
@@ -523,7 +505,13 @@ __global__ void tiny_union_kernel(NdView<D> g, const uint8_t* __restrict__ core,
       const uint32_t fn = first_core[n], ne = g.start[n + 1];
       if (fn == kNone || !g.small[n] || ne - g.start[n] > kThreadCell) continue;
       if (uf_find(parent, fa) == uf_find(parent, fn)) continue;
-      if (cells_join<D>(g, core, fa, ae, a, fn, ne, g.box[n])) uf_unite(parent, fa, fn);
+      const BoxD<D> b = g.box[n];
+      uint64_t tests = 0;
+      if (small_cells_joined<D>(
+              a.lo, a.hi, b.lo, b.hi, fa, ae, fn, ne, g.eps,
+              [core](uint32_t j) { return core[j] != 0; }, [&g](uint32_t j) { return g.point(j); },
+              &tests))
+        uf_unite(parent, fa, fn);
     }
   }
 }
