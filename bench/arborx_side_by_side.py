@@ -7,6 +7,10 @@ label differences against the first variant), both made on the same points in
 the same device call (test/gpu/run, stage arborx), and prints one table per
 case: our times, ArborX's, and ArborX's best over ours as a ratio (> 1: ours
 is faster).  Usage: arborx_side_by_side.py GD_BENCH.md ARBORX_BENCH.md
+
+2-D: gd_bench's main table and the anchors' arborx_bench.  n-D: gd_bench
+--dims D's table (its dims column) and bench/arborx_nd's arborx_bench_nd,
+whose "- dims: D" line must match.
 """
 import sys
 
@@ -28,6 +32,15 @@ def table_rows(path, first_header):
     return rows
 
 
+def arborx_dims(path):
+    """The "- dims: D" line of arborx_bench_nd's report; 2 without one (the 2-D driver)."""
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("- dims: "):
+                return int(line.split(":")[1])
+    return 2
+
+
 def seconds(cell):
     try:
         return float(cell)
@@ -42,9 +55,17 @@ def ms(v):
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
-    ours = {}
+    ours, dims = {}, 2
     for c in table_rows(sys.argv[1], "data set | points | eps | CPU s"):
         ours[(c[0], c[1], c[2])] = (seconds(c[5]), seconds(c[4]))
+    if not ours:  # gd_bench --dims: | data set | dims | points | eps | CPU s | GPU s | GPU resident s | ...
+        for c in table_rows(sys.argv[1], "data set | dims | points | eps | CPU s"):
+            dims = int(c[1])
+            ours[(c[0], c[2], c[3])] = (seconds(c[6]), seconds(c[5]))
+    if ours and arborx_dims(sys.argv[2]) != dims:
+        sys.exit(f"{sys.argv[1]} has {dims}-D points, {sys.argv[2]} {arborx_dims(sys.argv[2])}-D")
+    if dims > 2:
+        print(f"{dims}-D points (gd_bench --dims {dims}; ArborX: bench/arborx_nd's arborx_bench_nd)\n")
     theirs = {}
     for c in table_rows(sys.argv[2], "data set | points | eps | impl"):
         theirs.setdefault((c[0], c[1], c[2]), []).append(c)
@@ -63,9 +84,10 @@ def main():
         ratio = f"{top / res:.2f}x" if top and res else "—"
         print(f"| {key[0]} | {key[1]} | {key[2]} | {ms(res)} | {ms(host)} | {pair('FDBSCAN')} "
               f"| {pair('FDBSCAN-DenseBox')} | {ms(top)} | {ratio} |")
+    driver, compare = ("arborx_bench", "compare_gd.md") if dims == 2 else ("arborx_bench_nd", "the end of arborx_nd.md")
     print("\nours: gd_bench (float64, exact); resident = points already on the device, as ArborX is timed; "
-          "ArborX: arborx_bench on the same points (fingerprint checked), best of its runs after a warm-up; "
-          "its labels against ours row by row: compare_gd.md of the same run.")
+          f"ArborX: {driver} on the same points (fingerprint checked), best of its runs after a warm-up; "
+          f"its labels against ours row by row: {compare} of the same run.")
 
 
 if __name__ == "__main__":
