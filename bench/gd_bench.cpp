@@ -628,8 +628,9 @@ static int nd_report(const Options& o, bool gpu_ok) {
                                           cancel, dp.rep(), stats, opts);
               const double took = now_s() - t0;
               if (took < res_s)  // the best run's stages, beside the table
-                std::fprintf(stderr, "  resident phases: sort %.4f / core %.4f / union %.4f / label %.4f\n",
-                             stats.t_sort, stats.t_core, stats.t_union, stats.t_label);
+                std::fprintf(stderr, "  resident phases: sort %.4f / core %.4f / union %.4f / label %.4f (%llu batches)\n",
+                             stats.t_sort, stats.t_core, stats.t_union, stats.t_label,
+                             static_cast<unsigned long long>(stats.batches));
               res_s = std::min(res_s, took);
               if (run == 0) {
                 std::vector<uint32_t> rep(n);

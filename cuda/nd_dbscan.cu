@@ -188,10 +188,12 @@ __global__ void cell_starts_kernel(StartsCell<D> starts, const uint32_t* __restr
 
 // Per cell: small flag, and its window: for each offset on the first two
 // axes, the cells within radius on the third, one range (cells are in
-// lexicographic order); work[c] = its points times the window's points.
+// lexicographic order); work[c] = its points times the window's points, or
+// its points alone for a small cell of at least need points (they are core
+// without a search, join their cell's first core, and are no border).
 template <int D>
 __global__ void window_kernel(const NdCell* __restrict__ cells, int radius, uint32_t ncells,
-                              double eps, const uint32_t* __restrict__ start,
+                              double eps, int64_t need, const uint32_t* __restrict__ start,
                               const BoxD<D>* __restrict__ box, uint8_t* __restrict__ small,
                               CellRange* __restrict__ win, uint64_t* __restrict__ work) {
   uint64_t c = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -222,7 +224,8 @@ __global__ void window_kernel(const NdCell* __restrict__ cells, int radius, uint
     win[c * width * width + r] = CellRange{lo, a};
     seen += start[a] - start[lo];
   }
-  work[c] = seen * (start[c + 1] - start[c]);
+  const uint64_t size = start[c + 1] - start[c];
+  work[c] = small[c] && static_cast<int64_t>(size) >= need ? size : seen * size;
 }
 
 // The points' box on the first three axes.
@@ -327,7 +330,7 @@ __global__ void minus_one_kernel(uint32_t* v, uint32_t n) {
 
 // The cells' starts, boxes, small flags, windows and the work estimate.
 template <int D>
-void finish_grid(RunContext& ctx, NdGridDev<D>& g, const CellMap& m) {
+void finish_grid(RunContext& ctx, NdGridDev<D>& g, const CellMap& m, int64_t need) {
   cudaStream_t s = ctx.stream();
   const uint32_t n = g.n;
   minus_one_kernel<<<grid_for(n), kBlock, 0, s>>>(g.cell_of.data(), n);
@@ -348,7 +351,7 @@ void finish_grid(RunContext& ctx, NdGridDev<D>& g, const CellMap& m) {
   g.win = ctx.alloc<CellRange>(static_cast<size_t>(g.ncells) * g.nwin(), "cell windows");
   auto work = ctx.alloc<uint64_t>(g.ncells, "work per cell");
   window_kernel<D><<<grid_for(g.ncells), kBlock, 0, s>>>(cells.data(), g.radius, g.ncells, g.eps,
-                                                         g.start.data(), g.box.data(),
+                                                         need, g.start.data(), g.box.data(),
                                                          g.small.data(), g.win.data(),
                                                          work.data());
   GD_CHECK_LAUNCH("window_kernel");
@@ -624,9 +627,10 @@ void launch_batches(RunContext& ctx, uint32_t n, uint32_t nb, Kernel&& launch) {
 }
 
 // The grid of n device-resident points: coarse cells, or fine ones where
-// the coarse cells hold many points.
+// the coarse cells hold many points; its work estimate for minpoints.
 template <int D>
-NdGridDev<D> build_grid(RunContext& ctx, const double* coords, uint32_t n, double eps) {
+NdGridDev<D> build_grid(RunContext& ctx, const double* coords, uint32_t n, double eps,
+                        int64_t minpoints) {
   const AxisBox box = axis_box(ctx, coords, D, n);
   for (int a = 0; a < 3; ++a)
     if (!(std::isfinite(box.lo[a]) && std::isfinite(box.hi[a])))
@@ -638,7 +642,7 @@ NdGridDev<D> build_grid(RunContext& ctx, const double* coords, uint32_t n, doubl
     m = choose_cells(box, 3, true, eps);
     g = sort_points<D>(ctx, coords, n, m, box, 2, eps);
   }
-  finish_grid<D>(ctx, g, m);
+  finish_grid<D>(ctx, g, m, core_need(minpoints));
   return g;
 }
 
@@ -706,7 +710,7 @@ template <int D>
 void cluster_nd_on_device(RunContext& ctx, const double* coords, uint32_t n,
                           const gd_params& params, const Options& opts, gd_run_stats& stats,
                           Stopwatch& sw, uint32_t* d_rep, uint8_t* core_out) {
-  NdGridDev<D> g = build_grid<D>(ctx, coords, n, params.eps);
+  NdGridDev<D> g = build_grid<D>(ctx, coords, n, params.eps, params.minpoints);
   stats.cells = g.ncells;
   stats.t_sort += sw.lap();
   const NdView<D> v = g.view();
@@ -726,7 +730,8 @@ void sweep_nd_on_device(RunContext& ctx, const double* coords, uint32_t n,
                         const gd_params& params, const std::vector<int64_t>& levels,
                         const SweepEmit& emit, uint32_t* rep, gd_run_stats& stats,
                         Stopwatch& sw) {
-  NdGridDev<D> g = build_grid<D>(ctx, coords, n, params.eps);
+  // Estimated at the largest value: a cell dense there is dense at all.
+  NdGridDev<D> g = build_grid<D>(ctx, coords, n, params.eps, levels.back());
   stats.cells = g.ncells;
   stats.t_sort += sw.lap();
   const NdView<D> v = g.view();
