@@ -291,6 +291,54 @@ device_buffer<uint32_t> sort_by_cell(RunContext& ctx, const double* coords, int 
   return idx_a;
 }
 
+// Where sorted keys change: 1 at the first of each run of equal keys.
+struct KeyStarts {
+  const uint64_t* keys;
+  __host__ __device__ uint32_t operator()(uint64_t j) const {
+    return j == 0 || keys[j] != keys[j - 1] ? 1u : 0u;
+  }
+};
+
+// How many cells of m the points fill, from their keys sorted alone (no
+// order, no coordinates moved: only the count decides between coarse and
+// fine cells); 0 where the cells do not fit one 64-bit key.
+uint32_t count_cells(RunContext& ctx, const double* coords, int dims, uint32_t n,
+                     const CellMap& m, const AxisBox& box) {
+  cudaStream_t s = ctx.stream();
+  uint64_t count[3] = {1, 1, 1};
+  const NdCell last = m.cell_of(box.hi);
+  unsigned __int128 total = 1;
+  for (int a = 0; a < 3; ++a) {
+    count[a] = static_cast<uint64_t>(last.c[a]) + 1;
+    total *= count[a];
+  }
+  if (total > (static_cast<unsigned __int128>(1) << 64)) return 0;
+  auto keys_a = ctx.alloc<uint64_t>(n, "cell keys");
+  auto keys_b = ctx.alloc<uint64_t>(n, "cell keys (sorted)");
+  keys_kernel<<<grid_for(n), kBlock, 0, s>>>(
+      KeyOf{coords, nullptr, dims, m, count[1], count[2], -1}, n, keys_a.data());
+  GD_CHECK_LAUNCH("keys_kernel");
+  const uint64_t max_key = static_cast<uint64_t>(total - 1);
+  const int bits = max_key == 0 ? 1 : 64 - __builtin_clzll(max_key);
+  size_t bytes = 0;
+  CUDA_TRY(cub::DeviceRadixSort::SortKeys(nullptr, bytes, keys_a.data(), keys_b.data(), n, 0,
+                                          bits, s));
+  auto temp = ctx.alloc<uint8_t>(std::max<size_t>(bytes, 1), "cell key sort");
+  CUDA_TRY(cub::DeviceRadixSort::SortKeys(temp.data(), bytes, keys_a.data(), keys_b.data(), n,
+                                          0, bits, s));
+  using It = thrust::transform_iterator<KeyStarts, thrust::counting_iterator<uint64_t>>;
+  It in(thrust::counting_iterator<uint64_t>(0), KeyStarts{keys_b.data()});
+  auto cells = ctx.alloc<uint32_t>(1, "cell count");
+  size_t rbytes = 0;
+  CUDA_TRY(cub::DeviceReduce::Sum(nullptr, rbytes, in, cells.data(), n, s));
+  auto rtemp = ctx.alloc<uint8_t>(std::max<size_t>(rbytes, 1), "cell count reduction");
+  CUDA_TRY(cub::DeviceReduce::Sum(rtemp.data(), rbytes, in, cells.data(), n, s));
+  uint32_t out = 0;
+  CUDA_TRY(cudaMemcpyAsync(&out, cells.data(), sizeof out, cudaMemcpyDeviceToHost, s));
+  ctx.wait();
+  return out;
+}
+
 // Points sorted by cell under m: the order, the sorted coordinates, and the
 // cell of each point counted from 1 (finish_grid makes it 0-based).
 template <int D>
@@ -636,11 +684,20 @@ NdGridDev<D> build_grid(RunContext& ctx, const double* coords, uint32_t n, doubl
     if (!(std::isfinite(box.lo[a]) && std::isfinite(box.hi[a])))
       throw Error(GD_ERR_INVALID, "point coordinates must be finite");
   CellMap m = choose_cells(box, 3, false, eps);
-  NdGridDev<D> g = sort_points<D>(ctx, coords, n, m, box, 1, eps);
-  if (use_fine_cells(D, n, g.ncells)) {
+  // The coarse cells' count decides: from their keys alone where fine cells
+  // are possible at all and the cells fit one key, else by their sort.
+  NdGridDev<D> g;
+  uint32_t coarse = use_fine_cells(D, n, 0) ? count_cells(ctx, coords, D, n, m, box) : 0;
+  if (coarse == 0) {
+    g = sort_points<D>(ctx, coords, n, m, box, 1, eps);
+    coarse = g.ncells;
+  }
+  if (use_fine_cells(D, n, coarse)) {
     g = NdGridDev<D>();
     m = choose_cells(box, 3, true, eps);
     g = sort_points<D>(ctx, coords, n, m, box, 2, eps);
+  } else if (g.n == 0) {
+    g = sort_points<D>(ctx, coords, n, m, box, 1, eps);
   }
   finish_grid<D>(ctx, g, m, core_need(minpoints));
   return g;
