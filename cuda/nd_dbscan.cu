@@ -186,14 +186,35 @@ __global__ void cell_starts_kernel(StartsCell<D> starts, const uint32_t* __restr
   if (j == 0) start[cell_of[n - 1] + 1] = n;
 }
 
+// The grid's cells as one dense array of keys (c0 * count1 + c1) * count2 +
+// c2, as KeyOf's: below[k] = how many occupied cells have a smaller key, so
+// the cells of keys [a, b] are the range [below[a], below[b + 1]).  Built
+// where the keys are few (dense_keys); null otherwise.
+struct DenseCells {
+  const uint32_t* below = nullptr;
+  uint64_t count[3] = {1, 1, 1};
+  __device__ uint64_t key(int64_t c0, int64_t c1, int64_t c2) const {
+    return (static_cast<uint64_t>(c0) * count[1] + static_cast<uint64_t>(c1)) * count[2] +
+           static_cast<uint64_t>(c2);
+  }
+};
+
+__global__ void mark_keys_kernel(const NdCell* __restrict__ cells, uint32_t ncells,
+                                 DenseCells d, uint32_t* __restrict__ flag) {
+  uint64_t c = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (c < ncells) flag[d.key(cells[c].c[0], cells[c].c[1], cells[c].c[2])] = 1;
+}
+
 // Per cell: small flag, and its window: for each offset on the first two
 // axes, the cells within radius on the third, one range (cells are in
-// lexicographic order); work[c] = its points times the window's points, or
-// its points alone for a small cell of at least need points (they are core
-// without a search, join their cell's first core, and are no border).
+// lexicographic order; found in the dense table, else by binary search);
+// work[c] = its points times the window's points, or its points alone for
+// a small cell of at least need points (they are core without a search,
+// join their cell's first core, and are no border).
 template <int D>
 __global__ void window_kernel(const NdCell* __restrict__ cells, int radius, uint32_t ncells,
-                              double eps, int64_t need, const uint32_t* __restrict__ start,
+                              double eps, int64_t need, DenseCells dense,
+                              const uint32_t* __restrict__ start,
                               const BoxD<D>* __restrict__ box, uint8_t* __restrict__ small,
                               CellRange* __restrict__ win, uint64_t* __restrict__ work) {
   uint64_t c = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -209,17 +230,33 @@ __global__ void window_kernel(const NdCell* __restrict__ cells, int radius, uint
     NdCell high = low;
     low.c[2] = k.c[2] - radius;
     high.c[2] = k.c[2] + radius;
-    // first cell >= low, first cell > high
-    uint32_t a = 0, b = ncells;
-    while (a < b) {
-      uint32_t m = a + (b - a) / 2;
-      if (cells[m] < low) a = m + 1; else b = m;
-    }
-    uint32_t lo = a;
-    b = ncells;
-    while (a < b) {
-      uint32_t m = a + (b - a) / 2;
-      if (cells[m] <= high) a = m + 1; else b = m;
+    uint32_t lo, a;
+    if (dense.below != nullptr) {
+      const int64_t n0 = static_cast<int64_t>(dense.count[0]);
+      const int64_t n1 = static_cast<int64_t>(dense.count[1]);
+      const int64_t n2 = static_cast<int64_t>(dense.count[2]);
+      if (low.c[0] < 0 || low.c[0] >= n0 || low.c[1] < 0 || low.c[1] >= n1) {
+        lo = a = 0;
+      } else {
+        const int64_t z0 = low.c[2] < 0 ? 0 : low.c[2];
+        const int64_t z1 = high.c[2] >= n2 ? n2 - 1 : high.c[2];
+        lo = dense.below[dense.key(low.c[0], low.c[1], z0)];
+        a = dense.below[dense.key(low.c[0], low.c[1], z1) + 1];
+      }
+    } else {
+      // first cell >= low, first cell > high
+      uint32_t b = ncells;
+      a = 0;
+      while (a < b) {
+        uint32_t m = a + (b - a) / 2;
+        if (cells[m] < low) a = m + 1; else b = m;
+      }
+      lo = a;
+      b = ncells;
+      while (a < b) {
+        uint32_t m = a + (b - a) / 2;
+        if (cells[m] <= high) a = m + 1; else b = m;
+      }
     }
     win[c * width * width + r] = CellRange{lo, a};
     seen += start[a] - start[lo];
@@ -377,8 +414,40 @@ __global__ void minus_one_kernel(uint32_t* v, uint32_t n) {
 }
 
 // The cells' starts, boxes, small flags, windows and the work estimate.
+// The dense table of the cells of g under m (points in box), where the grid
+// has at most kDenseKeysPerPoint keys a point; else below stays empty.
+constexpr uint64_t kDenseKeysPerPoint = 4;
+
+DenseCells dense_keys(RunContext& ctx, const NdCell* cells, uint32_t ncells, uint32_t n,
+                      const CellMap& m, const AxisBox& box, device_buffer<uint32_t>& below) {
+  DenseCells d;
+  const NdCell last = m.cell_of(box.hi);
+  unsigned __int128 total = 1;
+  for (int a = 0; a < 3; ++a) {
+    d.count[a] = static_cast<uint64_t>(last.c[a]) + 1;
+    total *= d.count[a];
+  }
+  if (total > static_cast<unsigned __int128>(kDenseKeysPerPoint) * n) return d;
+  const uint64_t keys = static_cast<uint64_t>(total);
+  cudaStream_t s = ctx.stream();
+  auto flag = ctx.alloc<uint32_t>(keys + 1, "occupied keys");
+  CUDA_TRY(cudaMemsetAsync(flag.data(), 0, sizeof(uint32_t) * (keys + 1), s));
+  mark_keys_kernel<<<grid_for(ncells), kBlock, 0, s>>>(cells, ncells, d, flag.data());
+  GD_CHECK_LAUNCH("mark_keys_kernel");
+  below = ctx.alloc<uint32_t>(keys + 1, "cells below each key");
+  size_t bytes = 0;
+  CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, bytes, flag.data(), below.data(), keys + 1, s));
+  auto temp = ctx.alloc<uint8_t>(std::max<size_t>(bytes, 1), "key scan");
+  CUDA_TRY(
+      cub::DeviceScan::ExclusiveSum(temp.data(), bytes, flag.data(), below.data(), keys + 1, s));
+  ctx.wait();
+  d.below = below.data();
+  return d;
+}
+
 template <int D>
-void finish_grid(RunContext& ctx, NdGridDev<D>& g, const CellMap& m, int64_t need) {
+void finish_grid(RunContext& ctx, NdGridDev<D>& g, const CellMap& m, const AxisBox& box,
+                 int64_t need) {
   cudaStream_t s = ctx.stream();
   const uint32_t n = g.n;
   minus_one_kernel<<<grid_for(n), kBlock, 0, s>>>(g.cell_of.data(), n);
@@ -398,8 +467,10 @@ void finish_grid(RunContext& ctx, NdGridDev<D>& g, const CellMap& m, int64_t nee
   g.small = ctx.alloc<uint8_t>(g.ncells, "small cells");
   g.win = ctx.alloc<CellRange>(static_cast<size_t>(g.ncells) * g.nwin(), "cell windows");
   auto work = ctx.alloc<uint64_t>(g.ncells, "work per cell");
+  device_buffer<uint32_t> below;
+  const DenseCells dense = dense_keys(ctx, cells.data(), g.ncells, n, m, box, below);
   window_kernel<D><<<grid_for(g.ncells), kBlock, 0, s>>>(cells.data(), g.radius, g.ncells, g.eps,
-                                                         need, g.start.data(), g.box.data(),
+                                                         need, dense, g.start.data(), g.box.data(),
                                                          g.small.data(), g.win.data(),
                                                          work.data());
   GD_CHECK_LAUNCH("window_kernel");
@@ -699,7 +770,7 @@ NdGridDev<D> build_grid(RunContext& ctx, const double* coords, uint32_t n, doubl
   } else if (g.n == 0) {
     g = sort_points<D>(ctx, coords, n, m, box, 1, eps);
   }
-  finish_grid<D>(ctx, g, m, core_need(minpoints));
+  finish_grid<D>(ctx, g, m, box, core_need(minpoints));
   return g;
 }
 
@@ -826,8 +897,11 @@ void with_dims(int dims, Fn&& fn) {
 
 // What one run holds at its peak, per point: the coordinates twice, the
 // sort's keys and orders, the cell of each point, core flags, parents and
-// representatives; the cells' boxes and windows at most as many again.
-size_t nd_bytes_per_point(int dims) { return 16u * dims + 48 + 2u * 8 * dims + 200; }
+// representatives; the cells' boxes and windows at most as many again; the
+// dense table of cells (two words a key).
+size_t nd_bytes_per_point(int dims) {
+  return 16u * dims + 48 + 2u * 8 * dims + 200 + 8 * kDenseKeysPerPoint;
+}
 
 void start_stats(gd_run_stats& stats, uint32_t n, int device) {
   std::memset(&stats, 0, sizeof stats);
