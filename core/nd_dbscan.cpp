@@ -37,8 +37,10 @@ class NdStages {
   // flags_[i] for every sorted point: kCore or 0; small_ and boxes_ per cell.
   // A neighbouring cell of a few points or more is skipped when its box's
   // point nearest p is beyond eps and counted whole when its farthest corner
-  // is within (rules/neighbour.hpp), as on the device.
-  void mark_core(int64_t minpoints) {
+  // is within (rules/neighbour.hpp), as on the device.  counts (may be null)
+  // takes each sorted point's neighbours counted up to the need, for a
+  // sweep's smaller values (core_at).
+  void mark_core(int64_t minpoints, uint32_t* counts = nullptr) {
     const int64_t need = core_need(minpoints);
     small_.assign(ncells_, 0);
     boxes_.resize(ncells_ * 2 * D);
@@ -53,6 +55,7 @@ class NdStages {
       const bool small = small_[c];
       if ((small && static_cast<int64_t>(e - b) >= need) || need <= 1) {
         std::fill(&flags_[b], &flags_[b] + (e - b), kCore);
+        if (counts != nullptr) std::fill(counts + b, counts + e, static_cast<uint32_t>(need));
         return;
       }
       CellRange rows[NdWindow::kMaxRanges];
@@ -81,7 +84,17 @@ class NdStages {
         }
         poller.add(visited);
         if (found.core()) flags_[p] = kCore;
+        if (counts != nullptr) counts[p] = static_cast<uint32_t>(found.core() ? need : found.found);
       }
+    });
+  }
+
+  // Rule 1 at a smaller minpoints from the counts of mark_core.
+  void core_at(int64_t minpoints, const uint32_t* counts) {
+    const int64_t need = core_need(minpoints);
+    team_.for_static(flags_.size(), [&](int, size_t begin, size_t end) {
+      for (size_t i = begin; i < end; ++i)
+        flags_[i] = static_cast<int64_t>(counts[i]) >= need ? kCore : 0;
     });
   }
 
@@ -269,8 +282,19 @@ void nd_cluster_levels(const NdPointsView& pts, const NdGrid& grid, const gd_par
   dispatch_dims(pts.dims, [&](auto dims) {
     NdStages<decltype(dims)::value> stages(grid, params.eps, team);
     AtomicUnionFind uf(pts.n);
+    // Several values: one count up to the largest value's need serves all.
+    BigVector<uint32_t> counts;
+    MemoryCharge charge;
+    if (levels.size() > 1) {
+      charge = MemoryCharge(static_cast<int64_t>(pts.n) * 4, "the neighbour counts");
+      counts.resize(pts.n);
+      stages.mark_core(*std::max_element(levels.begin(), levels.end()), counts.data());
+    }
     for (size_t k = 0; k < levels.size(); ++k) {
-      stages.mark_core(levels[k]);
+      if (levels.size() > 1)
+        stages.core_at(levels[k], counts.data());
+      else
+        stages.mark_core(levels[k]);
       stats.t_core += watch.lap();
       for (uint32_t i = 0; i < pts.n; ++i) uf.init(i, i);
       stages.unite(uf);

@@ -123,7 +123,8 @@ NdGrid nd_cluster_grid(const NdPointsView& pts, double eps, ThreadTeam& team);
 uint64_t nd_window_work(const NdGrid& grid, ThreadTeam& team);
 
 // nd_cluster for each minpoints value levels[k] in turn on one grid (of
-// nd_cluster_grid), emit(k, rep) after each; only the grid is shared.
+// nd_cluster_grid), emit(k, rep) after each; with several values each
+// point's neighbours are counted once, up to the largest value's need.
 void nd_cluster_levels(const NdPointsView& pts, const NdGrid& grid, const gd_params& params,
                        ThreadTeam& team, const std::vector<int64_t>& levels,
                        const std::function<void(size_t, const uint32_t*)>& emit, uint32_t* rep,
