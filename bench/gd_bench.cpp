@@ -46,6 +46,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_args.hpp"
 #include "datasets.hpp"
 #include "gd_core.h"
 
@@ -55,6 +56,10 @@
 #define GD_BENCH_RESIDENT 1
 #endif
 #endif
+
+using gd_bench::eps_label;
+using gd_bench::size_label;
+using gd_bench::split;
 
 namespace {
 
@@ -90,30 +95,11 @@ struct Options {
   std::exit(2);
 }
 
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= s.size()) {
-    size_t comma = s.find(',', start);
-    if (comma == std::string::npos) comma = s.size();
-    if (comma > start) out.push_back(s.substr(start, comma - start));
-    start = comma + 1;
-  }
-  return out;
-}
-
-// "1M", "10m", "500k", "2500000".
+// A size argument, or the usage and exit (bench_args.hpp's spellings).
 int64_t parse_size(const std::string& s) {
-  char* end = nullptr;
-  double v = std::strtod(s.c_str(), &end);
-  double mult = 1.0;
-  if (*end == 'k' || *end == 'K') mult = 1e3, end++;
-  else if (*end == 'm' || *end == 'M') mult = 1e6, end++;
-  else if (*end == 'g' || *end == 'G' || *end == 'b' || *end == 'B') mult = 1e9, end++;
-  if (end == s.c_str() || *end != '\0' || !(v > 0)) usage(("bad size: " + s).c_str());
-  double n = v * mult;
-  if (n > static_cast<double>(std::numeric_limits<uint32_t>::max())) usage("size too large");
-  return static_cast<int64_t>(n + 0.5);
+  const int64_t n = gd_bench::parse_size(s);
+  if (n < 0) usage(("bad size (positive, at most 2^32 - 1): " + s).c_str());
+  return n;
 }
 
 Options parse_options(int argc, char** argv) {
@@ -340,14 +326,6 @@ std::string fmt(const char* f, double v) {
   std::snprintf(buf, sizeof buf, f, v);
   return buf;
 }
-
-std::string size_label(int64_t n) {
-  if (n % 1000000 == 0) return std::to_string(n / 1000000) + "M";
-  if (n % 1000 == 0) return std::to_string(n / 1000) + "k";
-  return std::to_string(n);
-}
-
-std::string eps_label(double e) { return fmt("%g", e); }
 
 std::string secs(const Result& r) {
   if (!r.ran) return r.error.empty() ? "—" : "error";

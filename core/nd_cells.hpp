@@ -57,6 +57,25 @@ struct CellMap {
   }
 };
 
+// Cells per grid axis of m for points in box (1 on unused axes), and their
+// product: the cells fit one 64-bit key, their lexicographic rank
+// (c0 * count1 + c1) * count2 + c2, when it is at most 2^64.
+struct CellCounts {
+  uint64_t count[3] = {1, 1, 1};
+  unsigned __int128 total = 1;  // each count <= ~1e12: no overflow in 128 bits
+  bool one_key() const { return total <= (static_cast<unsigned __int128>(1) << 64); }
+};
+
+inline CellCounts cell_counts(const CellMap& m, const AxisBox& box) {
+  CellCounts k;
+  const NdCell last = m.cell_of(box.hi);
+  for (int a = 0; a < 3; ++a) {
+    k.count[a] = static_cast<uint64_t>(last.c[a]) + 1;
+    k.total *= k.count[a];
+  }
+  return k;
+}
+
 // The map for points in box with the given neighbour reach (nd_grid.cpp).
 CellMap choose_cells(const AxisBox& box, int axes, bool fine, double reach);
 

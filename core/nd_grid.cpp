@@ -138,16 +138,9 @@ NdGrid build_nd_grid(const NdPointsView& pts, double reach, bool fine, ThreadTea
   AxisBox box = axis_box(pts, grid.axes, team);
   CellMap m = choose_cells(box, grid.axes, fine, reach);
 
-  // Cells per axis, and whether their product fits a 64-bit key.
-  uint64_t count[3] = {1, 1, 1};
-  NdCell last = m.cell_of(box.hi);
-  unsigned __int128 total = 1;
-  for (int a = 0; a < grid.axes; ++a) {
-    count[a] = static_cast<uint64_t>(last.c[a]) + 1;
-    total *= count[a];  // each count <= ~1e12: no overflow in 128 bits
-  }
-  if (total <= (static_cast<unsigned __int128>(1) << 64))
-    sort_by_key(pts, m, count, grid, team);
+  const CellCounts k = cell_counts(m, box);
+  if (k.one_key())
+    sort_by_key(pts, m, k.count, grid, team);
   else
     sort_by_cell(pts, m, grid, team);
 

@@ -290,14 +290,10 @@ AxisBox axis_box(RunContext& ctx, const double* coords, int dims, uint32_t n) {
 device_buffer<uint32_t> sort_by_cell(RunContext& ctx, const double* coords, int dims, uint32_t n,
                                      const CellMap& m, const AxisBox& box) {
   cudaStream_t s = ctx.stream();
-  uint64_t count[3] = {1, 1, 1};
-  const NdCell last = m.cell_of(box.hi);
-  unsigned __int128 total = 1;
-  for (int a = 0; a < 3; ++a) {
-    count[a] = static_cast<uint64_t>(last.c[a]) + 1;
-    total *= count[a];
-  }
-  const bool one_key = total <= (static_cast<unsigned __int128>(1) << 64);
+  const CellCounts k = cell_counts(m, box);
+  const uint64_t* count = k.count;
+  const unsigned __int128 total = k.total;
+  const bool one_key = k.one_key();
   auto keys_a = ctx.alloc<uint64_t>(n, "cell keys");
   auto keys_b = ctx.alloc<uint64_t>(n, "cell keys (sorted)");
   auto idx_a = ctx.alloc<uint32_t>(n, "point order");
@@ -342,14 +338,10 @@ struct KeyStarts {
 uint32_t count_cells(RunContext& ctx, const double* coords, int dims, uint32_t n,
                      const CellMap& m, const AxisBox& box) {
   cudaStream_t s = ctx.stream();
-  uint64_t count[3] = {1, 1, 1};
-  const NdCell last = m.cell_of(box.hi);
-  unsigned __int128 total = 1;
-  for (int a = 0; a < 3; ++a) {
-    count[a] = static_cast<uint64_t>(last.c[a]) + 1;
-    total *= count[a];
-  }
-  if (total > (static_cast<unsigned __int128>(1) << 64)) return 0;
+  const CellCounts k = cell_counts(m, box);
+  if (!k.one_key()) return 0;
+  const uint64_t* count = k.count;
+  const unsigned __int128 total = k.total;
   auto keys_a = ctx.alloc<uint64_t>(n, "cell keys");
   auto keys_b = ctx.alloc<uint64_t>(n, "cell keys (sorted)");
   keys_kernel<<<grid_for(n), kBlock, 0, s>>>(
@@ -421,14 +413,10 @@ constexpr uint64_t kDenseKeysPerPoint = 4;
 DenseCells dense_keys(RunContext& ctx, const NdCell* cells, uint32_t ncells, uint32_t n,
                       const CellMap& m, const AxisBox& box, device_buffer<uint32_t>& below) {
   DenseCells d;
-  const NdCell last = m.cell_of(box.hi);
-  unsigned __int128 total = 1;
-  for (int a = 0; a < 3; ++a) {
-    d.count[a] = static_cast<uint64_t>(last.c[a]) + 1;
-    total *= d.count[a];
-  }
-  if (total > static_cast<unsigned __int128>(kDenseKeysPerPoint) * n) return d;
-  const uint64_t keys = static_cast<uint64_t>(total);
+  const CellCounts k = cell_counts(m, box);
+  for (int a = 0; a < 3; ++a) d.count[a] = k.count[a];
+  if (k.total > static_cast<unsigned __int128>(kDenseKeysPerPoint) * n) return d;
+  const uint64_t keys = static_cast<uint64_t>(k.total);
   cudaStream_t s = ctx.stream();
   auto flag = ctx.alloc<uint32_t>(keys + 1, "occupied keys");
   CUDA_TRY(cudaMemsetAsync(flag.data(), 0, sizeof(uint32_t) * (keys + 1), s));

@@ -13,44 +13,16 @@
 #include <string>
 #include <vector>
 
+#include "bench_args.hpp"
 #include "datasets.hpp"
 
 namespace nd {
 
-inline std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= s.size()) {
-    size_t comma = s.find(',', start);
-    if (comma == std::string::npos) comma = s.size();
-    if (comma > start) out.push_back(s.substr(start, comma - start));
-    start = comma + 1;
-  }
-  return out;
-}
-
-// As gd_bench: "1M", "10m", "100k", "2500000"; -1 when malformed.
-inline int64_t parse_size(const std::string& s) {
-  char* end = nullptr;
-  double v = std::strtod(s.c_str(), &end);
-  double mult = 1.0;
-  if (*end == 'k' || *end == 'K') mult = 1e3, end++;
-  else if (*end == 'm' || *end == 'M') mult = 1e6, end++;
-  if (end == s.c_str() || *end != '\0' || !(v > 0) || v * mult > 2147483647.0) return -1;
-  return static_cast<int64_t>(v * mult + 0.5);
-}
-
-inline std::string size_label(int64_t n) {
-  if (n % 1000000 == 0) return std::to_string(n / 1000000) + "M";
-  if (n % 1000 == 0) return std::to_string(n / 1000) + "k";
-  return std::to_string(n);
-}
-
-inline std::string eps_label(double e) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%g", e);
-  return buf;
-}
+// The argument spellings of gd_bench (bench_args.hpp).
+using gd_bench::eps_label;
+using gd_bench::parse_size;
+using gd_bench::size_label;
+using gd_bench::split;
 
 // DIR/arborx_<set>_<dims>d_<size>_seed<seed>_eps<eps>_<fdbscan|densebox>_<float|double>.i32
 inline std::string label_path(const std::string& dir, const std::string& set, int dims, int64_t n,
