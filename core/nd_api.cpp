@@ -243,8 +243,18 @@ gd_status gd_cluster_points_nd_sweep_by(const double* coords, int dims, const ui
       // every level done above
     } else if (params->backend == GD_BACKEND_GPU) {
       gd_run_stats sg;
-      rep.resize(n);
-      gd::gpu_nd_sweep(pts.view(), *params, values, cancel, emit, rep.data(), sg);
+      if (pts.all_points(nrows)) {
+        // The ranks are the ids (as in gd_cluster_points_nd): copied down
+        // straight into each level's output.
+        std::vector<uint32_t*> out(left);
+        for (size_t k = 0; k < left; ++k) out[k] = reinterpret_cast<uint32_t*>(ids_of(k));
+        gd::gpu_nd_sweep(pts.view(), *params, values, cancel,
+                         [&](size_t k, const uint32_t*) { copy_level(k); }, nullptr, out.data(),
+                         sg);
+      } else {
+        rep.resize(n);
+        gd::gpu_nd_sweep(pts.view(), *params, values, cancel, emit, rep.data(), nullptr, sg);
+      }
       st.cells = sg.cells;
       st.batches = sg.batches;
       st.t_transfer = sg.t_transfer;

@@ -138,12 +138,14 @@ void gpu_nd_cluster(const NdPointsView& pts, const gd_params& params, const Canc
                     uint32_t* rep, gd_run_stats& stats, uint8_t* core = nullptr);
 
 // The same at each minpoints value levels[k] (ascending, each at most the
-// number of points), emit(k, rep) in turn from the largest: one upload, one
-// grid and one neighbour count serve every value.
+// number of points), emit(k, ranks) in turn from the largest: one upload,
+// one grid and one neighbour count serve every value.  The ranks are copied
+// into out[k] (pts.n entries; where every row is a point they are the ids)
+// or, out null, into rep.
 void gpu_nd_sweep(const NdPointsView& pts, const gd_params& params,
                   const std::vector<int64_t>& levels, const CancelToken& cancel,
                   const std::function<void(size_t, const uint32_t*)>& emit, uint32_t* rep,
-                  gd_run_stats& stats);
+                  uint32_t* const* out, gd_run_stats& stats);
 
 // Every pair of points within eps under the n-D predicate, as the rows
 // (row_of[point index], increasing) i < j, into out (malloc'ed).  More

@@ -840,12 +840,12 @@ void cluster_nd_on_device(RunContext& ctx, const double* coords, uint32_t n,
 
 // A sweep: one grid and one count of neighbours up to the largest value's
 // need serve every value (Gowanlock et al.); then each value's clusters,
-// their ranks copied into rep and emitted.
+// their ranks copied into out[k] (out null: into rep) and emitted.
 template <int D>
 void sweep_nd_on_device(RunContext& ctx, const double* coords, uint32_t n,
                         const gd_params& params, const std::vector<int64_t>& levels,
-                        const SweepEmit& emit, uint32_t* rep, gd_run_stats& stats,
-                        Stopwatch& sw) {
+                        const SweepEmit& emit, uint32_t* rep, uint32_t* const* out,
+                        gd_run_stats& stats, Stopwatch& sw) {
   // Estimated at the largest value: a cell dense there is dense at all.
   NdGridDev<D> g = build_grid<D>(ctx, coords, n, params.eps, levels.back());
   stats.cells = g.ncells;
@@ -865,11 +865,12 @@ void sweep_nd_on_device(RunContext& ctx, const double* coords, uint32_t n,
       GD_CHECK_LAUNCH("nd core_at_kernel");
     }
     clusters_of<D>(ctx, v, nb, levels[k], core.data(), stats, sw, d_rep.data(), nullptr);
-    CUDA_TRY(cudaMemcpyAsync(rep, d_rep.data(), sizeof(uint32_t) * n, cudaMemcpyDeviceToHost,
+    uint32_t* dst = out != nullptr ? out[k] : rep;
+    CUDA_TRY(cudaMemcpyAsync(dst, d_rep.data(), sizeof(uint32_t) * n, cudaMemcpyDeviceToHost,
                              ctx.stream()));
     ctx.wait();
     stats.t_transfer += sw.lap();
-    emit(k, rep);
+    emit(k, dst);
     sw.lap();
   }
 }
@@ -962,7 +963,8 @@ void cluster_nd_device(const double* d_coords, int dims, uint32_t n, const gd_pa
 
 void sweep_nd_host(const NdPointsView& pts, const gd_params& params,
                    const std::vector<int64_t>& levels, const CancelToken& cancel,
-                   const SweepEmit& emit, uint32_t* rep, gd_run_stats& stats) {
+                   const SweepEmit& emit, uint32_t* rep, uint32_t* const* out,
+                   gd_run_stats& stats) {
   Stopwatch total, sw;
   start_stats(stats, pts.n, params.device);
   RunContext ctx(params.device, params.device_memory_budget, cancel);
@@ -975,7 +977,7 @@ void sweep_nd_host(const NdPointsView& pts, const gd_params& params,
   stats.t_transfer += sw.lap();
   with_dims(pts.dims, [&](auto d) {
     sweep_nd_on_device<decltype(d)::value>(ctx, coords.data(), pts.n, params, levels, emit, rep,
-                                           stats, sw);
+                                           out, stats, sw);
   });
   stats.t_total = total.lap();
 }
@@ -1011,9 +1013,10 @@ void DeviceNdPoints::copy_reps_to_host(uint32_t* rep) const {
 
 void gpu_nd_sweep(const NdPointsView& pts, const gd_params& params,
                   const std::vector<int64_t>& levels, const CancelToken& cancel,
-                  const SweepEmit& emit, uint32_t* rep, gd_run_stats& stats) {
+                  const SweepEmit& emit, uint32_t* rep, uint32_t* const* out,
+                  gd_run_stats& stats) {
   try {
-    cuda::sweep_nd_host(pts, params, levels, cancel, emit, rep, stats);
+    cuda::sweep_nd_host(pts, params, levels, cancel, emit, rep, out, stats);
   } catch (const Error& e) {
     cuda::reset_after(e);
     throw;
