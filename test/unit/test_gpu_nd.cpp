@@ -79,6 +79,21 @@ TEST(GpuNd, DenseSmallCellPairsMatchReference) {
     for (int64_t m : {2, 10, 40}) expect_gpu_nd(r, eps, m, true);
 }
 
+TEST(GpuNd, RandomDenseBlobsMatchReference) {
+  GD_REQUIRE_GPU();
+  // As Nd.RandomDenseBlobsMatchReference (same seed and sets), on the device.
+  std::mt19937_64 rng(2026);
+  for (int t = 0; t < 30; ++t) {
+    const int dims = 3 + static_cast<int>(rng() % 2);
+    const double extent = 0.5 + static_cast<double>(rng() % 40) / 10.0;
+    const double sigma = 0.02 + static_cast<double>(rng() % 100) / 400.0;
+    NdRows r = blobs(dims, 300 + rng() % 1200, 1 + static_cast<int>(rng() % 4), extent, sigma,
+                     rng());
+    const double eps = sigma * (0.1 + static_cast<double>(rng() % 40) / 10.0);
+    for (int64_t m : {1, 4, 25}) expect_gpu_nd(r, eps, m, true);
+  }
+}
+
 TEST(GpuNd, LargerSetsMatchTheCpuOnCoarseAndFineCells) {
   GD_REQUIRE_GPU();
   // Sparse (coarse cells, few points each) and dense (fine cells, most of
