@@ -83,6 +83,30 @@ inline NdRows blobs(int dims, size_t n, int nblobs, double extent, double sigma,
   return r;
 }
 
+// A data set and the eps to cluster it at.
+struct NdCase {
+  NdRows rows;
+  double eps;
+};
+
+// Seeded random dense blob sets of 3 or 4 dimensions, eps around the cells'
+// scale: fine and coarse grids, small cells joined by boxes or by pairs,
+// cells that are not small, duplicates.
+inline std::vector<NdCase> random_dense_blobs(int sets, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<NdCase> out;
+  for (int t = 0; t < sets; ++t) {
+    const int dims = 3 + static_cast<int>(rng() % 2);
+    const double extent = 0.5 + static_cast<double>(rng() % 40) / 10.0;
+    const double sigma = 0.02 + static_cast<double>(rng() % 100) / 400.0;
+    NdRows r = blobs(dims, 300 + rng() % 1200, 1 + static_cast<int>(rng() % 4), extent, sigma,
+                     rng());
+    const double eps = sigma * (0.1 + static_cast<double>(rng() % 40) / 10.0);
+    out.push_back(NdCase{std::move(r), eps});
+  }
+  return out;
+}
+
 // Few locations, many copies (dense cells, dense cell pairs decided by their
 // boxes, cells of copies that are not all core), EMPTY and NULL rows among them.
 inline NdRows copies(int dims) {

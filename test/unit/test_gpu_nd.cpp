@@ -81,17 +81,8 @@ TEST(GpuNd, DenseSmallCellPairsMatchReference) {
 
 TEST(GpuNd, RandomDenseBlobsMatchReference) {
   GD_REQUIRE_GPU();
-  // As Nd.RandomDenseBlobsMatchReference (same seed and sets), on the device.
-  std::mt19937_64 rng(2026);
-  for (int t = 0; t < 30; ++t) {
-    const int dims = 3 + static_cast<int>(rng() % 2);
-    const double extent = 0.5 + static_cast<double>(rng() % 40) / 10.0;
-    const double sigma = 0.02 + static_cast<double>(rng() % 100) / 400.0;
-    NdRows r = blobs(dims, 300 + rng() % 1200, 1 + static_cast<int>(rng() % 4), extent, sigma,
-                     rng());
-    const double eps = sigma * (0.1 + static_cast<double>(rng() % 40) / 10.0);
-    for (int64_t m : {1, 4, 25}) expect_gpu_nd(r, eps, m, true);
-  }
+  for (const NdCase& c : random_dense_blobs(30, 2026))  // Nd.RandomDenseBlobsMatchReference's
+    for (int64_t m : {1, 4, 25}) expect_gpu_nd(c.rows, c.eps, m, true);
 }
 
 TEST(GpuNd, LargerSetsMatchTheCpuOnCoarseAndFineCells) {

@@ -82,19 +82,8 @@ TEST(Nd, DenseSmallCellPairsMatchReference) {
 }
 
 TEST(Nd, RandomDenseBlobsMatchReference) {
-  // Blobs of random size, spread and eps around the cells' scale: fine and
-  // coarse grids, small cells joined by boxes or by pairs, cells that are
-  // not small, duplicates (seeded; 30 sets).
-  std::mt19937_64 rng(2026);
-  for (int t = 0; t < 30; ++t) {
-    const int dims = 3 + static_cast<int>(rng() % 2);
-    const double extent = 0.5 + static_cast<double>(rng() % 40) / 10.0;
-    const double sigma = 0.02 + static_cast<double>(rng() % 100) / 400.0;
-    NdRows r = blobs(dims, 300 + rng() % 1200, 1 + static_cast<int>(rng() % 4), extent, sigma,
-                     rng());
-    const double eps = sigma * (0.1 + static_cast<double>(rng() % 40) / 10.0);
-    for (int64_t m : {1, 4, 25}) expect_reference(r, eps, m, {2});
-  }
+  for (const NdCase& c : random_dense_blobs(30, 2026))  // nd_helpers.hpp
+    for (int64_t m : {1, 4, 25}) expect_reference(c.rows, c.eps, m, {2});
 }
 
 TEST(Nd, BoxPairTestsBoundEveryPair) {
