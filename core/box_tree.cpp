@@ -40,8 +40,8 @@ std::vector<uint32_t> str_order(const std::vector<Centre>& c) {
 
 Centre centre_of(const BoxTree::Box& b) { return Centre{b.xmin + b.xmax, b.ymin + b.ymax}; }
 
-BoxTree::Box join(const BoxTree::Box& a, const BoxTree::Box& b) {
-  return BoxTree::Box{std::min(a.xmin, b.xmin), std::min(a.ymin, b.ymin), std::max(a.xmax, b.xmax),
+TreeBox join(const TreeBox& a, const TreeBox& b) {
+  return TreeBox{std::min(a.xmin, b.xmin), std::min(a.ymin, b.ymin), std::max(a.xmax, b.xmax),
                       std::max(a.ymax, b.ymax)};
 }
 
@@ -57,12 +57,14 @@ BoxTree::BoxTree(const std::vector<Box>& boxes)
   }
   items_.resize(n);
   for (size_t k = 0; k < n; ++k) items_[k] = boxes[index_[k]];
-  if (n <= kFanout) return;  // no level: the query scans the items
+  if (n <= kFanout) return;  // no node: the query scans the items
 
   // Level 0: runs of kFanout packed items.
-  std::vector<Node> level;
+  std::vector<std::vector<TreeNode>> levels;
+  std::vector<TreeNode> level;
   for (size_t k = 0; k < n; k += kFanout) {
-    Node node{items_[k], static_cast<uint32_t>(k), static_cast<uint32_t>(std::min<size_t>(kFanout, n - k))};
+    TreeNode node{items_[k], static_cast<uint32_t>(k),
+                  static_cast<uint32_t>(std::min<size_t>(kFanout, n - k))};
     for (uint32_t i = 1; i < node.count; ++i) node.box = join(node.box, items_[k + i]);
     level.push_back(node);
   }
@@ -72,20 +74,35 @@ BoxTree::BoxTree(const std::vector<Box>& boxes)
     std::vector<Centre> c(level.size());
     for (size_t k = 0; k < level.size(); ++k) c[k] = centre_of(level[k].box);
     const std::vector<uint32_t> ord = str_order(c);
-    std::vector<Node> packed(level.size());
+    std::vector<TreeNode> packed(level.size());
     for (size_t k = 0; k < level.size(); ++k) packed[k] = level[ord[k]];
-    levels_.push_back(std::move(packed));
-    const std::vector<Node>& below = levels_.back();
-    std::vector<Node> up;
+    levels.push_back(std::move(packed));
+    const std::vector<TreeNode>& below = levels.back();
+    std::vector<TreeNode> up;
     for (size_t k = 0; k < below.size(); k += kFanout) {
-      Node node{below[k].box, static_cast<uint32_t>(k),
-                static_cast<uint32_t>(std::min<size_t>(kFanout, below.size() - k))};
+      TreeNode node{below[k].box, static_cast<uint32_t>(k),
+                    static_cast<uint32_t>(std::min<size_t>(kFanout, below.size() - k))};
       for (uint32_t i = 1; i < node.count; ++i) node.box = join(node.box, below[k + i].box);
       up.push_back(node);
     }
     level = std::move(up);
   }
-  levels_.push_back(std::move(level));
+  levels.push_back(std::move(level));
+  if (levels.size() > 8)  // BoxTreeView::kStack holds 8 levels
+    throw Error(GD_ERR_INTERNAL, "the box tree has more than 8 levels");
+
+  // One array, leaves first; a node above the leaves points into the level below.
+  size_t below = 0;
+  for (size_t l = 0; l < levels.size(); ++l) {
+    const size_t at = nodes_.size();
+    for (TreeNode node : levels[l]) {
+      if (l > 0) node.first += static_cast<uint32_t>(below);
+      nodes_.push_back(node);
+    }
+    below = at;
+  }
+  nleaves_ = static_cast<uint32_t>(levels.front().size());
+  nroots_ = static_cast<uint32_t>(levels.back().size());
 }
 
 }  // namespace gd

@@ -59,17 +59,21 @@ void candidate_pairs(const gd_box* boxes, const uint8_t* row_kind, int64_t nrows
   const BoxTree tree(bs);
   std::vector<BoxTree::Box>().swap(bs);
   const size_t n = tree.size();
+  std::vector<uint32_t> row_at(n);  // packed position -> row
+  for (size_t k = 0; k < n; ++k) row_at[k] = rows[tree.order(static_cast<uint32_t>(k))];
+  std::vector<uint32_t>().swap(rows);
+  if (params.backend == GD_BACKEND_GPU) {
+    gpu_box_pairs(tree, row_at.data(), within, params, cancel, out, max_pairs);
+    return;
+  }
   ThreadTeam team(resolve_threads(params, n), cancel);
   collect_pairs(
       n, 512, team, max_pairs, "candidate pairs",
       [&](size_t begin, size_t end, auto&& emit) {
         WorkPoller poller(cancel);
         for (size_t a = begin; a < end; ++a) {
-          const uint32_t ra = rows[tree.order(static_cast<uint32_t>(a))];
           poller.add(tree.query(tree.item(static_cast<uint32_t>(a)), within, [&](uint32_t b) {
-            if (b <= a) return;
-            const uint32_t rb = rows[tree.order(b)];
-            emit(ra < rb ? gd_pair{ra, rb} : gd_pair{rb, ra});
+            if (b > a) emit(ordered_pair(row_at[a], row_at[b]));
           }));
         }
       },

@@ -206,6 +206,9 @@ typedef struct gd_pair_list
  * Candidate pairs for non-point geometries: every i < j, both rows
  * GD_ROW_POINT or GD_ROW_OTHER, whose boxes are within eps of each other
  * (|gap| <= eps on both axes, inclusive).  The exact test is the caller's.
+ * The search runs on params->backend (GD_BACKEND_GPU: the same box tree
+ * queried on the device; the same pairs in another order).  On an error
+ * *out is empty.
  */
 gd_status	gd_candidate_pairs(const gd_box *boxes, const uint8_t *row_kind,
 							   int64_t nrows, double eps, const gd_params *params,
@@ -307,9 +310,11 @@ gd_status	gd_cluster_points_nd_sweep_by(const double *coords, int dims,
 
 /*
  * Every pair of GD_ROW_POINT rows i < j that are neighbours at eps under the
- * n-D predicate of gd_cluster_points_nd (coords and dims as there), on the
- * CPU; params may be NULL (all cores).  The geography path asks for the
- * pairs within a widened chord and decides each one exactly itself.
+ * n-D predicate of gd_cluster_points_nd (coords and dims as there), on
+ * params->backend (GD_BACKEND_GPU: searched on the device's grid, 3 to 8
+ * dimensions; the same pairs in another order); params may be NULL (the CPU,
+ * all cores).  The geography path asks for the pairs within a widened chord
+ * and decides each one exactly itself.  On an error *out is empty.
  */
 gd_status	gd_neighbour_pairs_nd(const double *coords, int dims,
 								  const uint8_t *row_kind, int64_t nrows,

@@ -1,6 +1,7 @@
 // gpu_stub.cpp — the GPU back end of a build without CUDA (CMake leaves this
 // file out when the CUDA back end is built).
 #include "backend.hpp"
+#include "graph.hpp"
 #include "nd_points.hpp"
 #include "sweep.hpp"
 
@@ -24,6 +25,16 @@ void gpu_nd_cluster(const NdPointsView&, const gd_params&, const CancelToken&, u
 void gpu_nd_sweep(const NdPointsView&, const gd_params&, const std::vector<int64_t>&,
                   const CancelToken&, const std::function<void(size_t, const uint32_t*)>&,
                   uint32_t*, uint32_t* const*, gd_run_stats&) {
+  throw Error(GD_ERR_NO_DEVICE, "gpu_dbscan was built without CUDA");
+}
+
+void gpu_nd_pairs(const NdPointsView&, const uint32_t*, double, const gd_params&,
+                  const CancelToken&, gd_pair_list*, int64_t) {
+  throw Error(GD_ERR_NO_DEVICE, "gpu_dbscan was built without CUDA");
+}
+
+void gpu_box_pairs(const BoxTree&, const uint32_t*, double, const gd_params&, const CancelToken&,
+                   gd_pair_list*, int64_t) {
   throw Error(GD_ERR_NO_DEVICE, "gpu_dbscan was built without CUDA");
 }
 

@@ -11,12 +11,22 @@
 
 namespace gd {
 
+class BoxTree;
+
 // Candidate pairs (i < j) of GD_ROW_POINT / GD_ROW_OTHER rows whose boxes
-// are within eps on both axes; out->pairs is malloc'ed.  More than
-// max_pairs pairs: GD_ERR_NOMEM, before the list is allocated.
+// are within eps on both axes; out->pairs is malloc'ed; the search runs on
+// the back end params.backend names.  More than max_pairs pairs:
+// GD_ERR_NOMEM, before the list is allocated.
 void candidate_pairs(const gd_box* boxes, const uint8_t* row_kind, int64_t nrows, double eps,
                      const gd_params& params, const CancelToken& cancel, gd_pair_list* out,
                      int64_t max_pairs = default_max_pairs());
+
+// The search of candidate_pairs on the GPU (cuda/box_pairs.cu, or the
+// stub): each item a of the tree lists the rows row_at[b] of the items b > a
+// that meet it by within.
+void gpu_box_pairs(const BoxTree& tree, const uint32_t* row_at, double within,
+                   const gd_params& params, const CancelToken& cancel, gd_pair_list* out,
+                   int64_t max_pairs);
 
 // DBSCAN over the graph whose edges are the neighbour pairs.  dirs, when
 // given, says per edge which end sees the other (GD_EDGE_I_SEES_J,

@@ -17,6 +17,10 @@ void nd_neighbour_pairs(const NdPointsView& pts, const uint32_t* row_of, double 
   out->pairs = nullptr;
   out->count = 0;
   if (pts.n < 2) return;
+  if (params.backend == GD_BACKEND_GPU && pts.dims >= 3) {  // the device's grid: 3 to 8
+    gpu_nd_pairs(pts, row_of, eps, params, cancel, out, max_pairs);
+    return;
+  }
   ThreadTeam team(resolve_threads(params, pts.n), cancel);
   nd_neighbour_pairs(build_nd_grid(pts, eps, false, team), row_of, eps, team, out, max_pairs);
 }
@@ -31,7 +35,6 @@ void nd_neighbour_pairs(const NdGrid& grid, const uint32_t* row_of, double eps, 
 
   dispatch_dims(grid.dims, [&](auto dims) {
     constexpr int D = decltype(dims)::value;
-    // Row indexes grow with point indexes: the smaller point is the smaller row.
     const uint32_t* perm = grid.perm.data();
     collect_pairs(
         ncells, grain, team, max_pairs, "neighbour pairs",
@@ -46,8 +49,7 @@ void nd_neighbour_pairs(const NdGrid& grid, const uint32_t* row_of, double eps, 
               for (int r = 0; r < nrows; ++r) {
                 for (uint32_t q = std::max(rows[r].begin, p + 1); q < rows[r].end; ++q) {
                   if (within_eps_d<D>(pp, grid.point(q), eps))
-                    emit(perm[p] < perm[q] ? gd_pair{row_of[perm[p]], row_of[perm[q]]}
-                                           : gd_pair{row_of[perm[q]], row_of[perm[p]]});
+                    emit(ordered_pair(row_of[perm[p]], row_of[perm[q]]));
                 }
                 poller.add(rows[r].end - rows[r].begin);
               }

@@ -23,6 +23,7 @@
 #include "backend.hpp"
 #include "memory_ledger.hpp"
 #include "parallel.hpp"
+#include "rules/hd.hpp"
 
 namespace gd {
 
@@ -40,6 +41,35 @@ int64_t default_max_pairs();
 std::vector<int64_t> pair_offsets(const std::vector<int64_t>& counts, int64_t max_pairs,
                                   const char* what);
 
+// The pair of rows a and b as the lists hold it: the smaller row first.
+GD_HD_INLINE gd_pair ordered_pair(uint32_t a, uint32_t b) {
+  return a < b ? gd_pair{a, b} : gd_pair{b, a};
+}
+
+// Gives *out a list of exactly total pairs, charged to the memory ledger
+// (kPairBytes each), that fill(pairs) writes; if fill throws, nothing is
+// kept.  The caller has checked total against its max_pairs (pair_offsets).
+template <class Fill>
+void fill_pair_list(int64_t total, const char* what, Fill fill, gd_pair_list* out) {
+  out->pairs = nullptr;
+  out->count = 0;
+  out->charged = 0;
+  if (total == 0) return;
+  MemoryCharge charge(total * kPairBytes, what);
+  gd_pair* pairs = static_cast<gd_pair*>(std::malloc(static_cast<size_t>(total) * sizeof(gd_pair)));
+  if (!pairs) throw std::bad_alloc();
+  try {
+    fill(pairs);
+  } catch (...) {
+    std::free(pairs);
+    throw;
+  }
+  out->pairs = pairs;
+  out->count = total;
+  out->charged = total * kPairBytes;
+  charge.release();  // gd_pair_list_free refunds it
+}
+
 // Fills *out with the pairs scan() emits, block by block in block order.
 // scan(begin, end, emit) covers the items [begin, end) of [0, n) and calls
 // emit(gd_pair) for each pair; it must emit the same pairs each time it is
@@ -47,9 +77,6 @@ std::vector<int64_t> pair_offsets(const std::vector<int64_t>& counts, int64_t ma
 template <class Scan>
 void collect_pairs(size_t n, size_t grain, ThreadTeam& team, int64_t max_pairs,
                    const char* what, Scan scan, gd_pair_list* out) {
-  out->pairs = nullptr;
-  out->count = 0;
-  out->charged = 0;
   const size_t nblocks = (n + grain - 1) / grain;
   std::vector<int64_t> counts(nblocks, 0);
   team.for_dynamic(n, grain, [&](size_t begin, size_t end) {
@@ -58,13 +85,7 @@ void collect_pairs(size_t n, size_t grain, ThreadTeam& team, int64_t max_pairs,
     counts[begin / grain] = k;
   });
   const std::vector<int64_t> offset = pair_offsets(counts, max_pairs, what);
-  const int64_t total = offset.back();
-  if (total == 0) return;
-  // The glue keeps a direction byte beside each pair (kPairBytes): charged too.
-  MemoryCharge charge(total * kPairBytes, what);
-  gd_pair* pairs = static_cast<gd_pair*>(std::malloc(static_cast<size_t>(total) * sizeof(gd_pair)));
-  if (!pairs) throw std::bad_alloc();
-  try {
+  fill_pair_list(offset.back(), what, [&](gd_pair* pairs) {
     team.for_dynamic(n, grain, [&](size_t begin, size_t end) {
       const size_t block = begin / grain;
       gd_pair* at = pairs + offset[block];
@@ -75,14 +96,7 @@ void collect_pairs(size_t n, size_t grain, ThreadTeam& team, int64_t max_pairs,
       });
       if (at != stop) throw Error(GD_ERR_INTERNAL, "a pair scan found fewer pairs the second time");
     });
-  } catch (...) {
-    std::free(pairs);
-    throw;
-  }
-  out->pairs = pairs;
-  out->count = total;
-  out->charged = total * kPairBytes;
-  charge.release();  // gd_pair_list_free refunds it
+  }, out);
 }
 
 }  // namespace gd

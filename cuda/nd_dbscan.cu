@@ -31,6 +31,7 @@
 #include "grid.cuh"
 #include "nd_cells.hpp"
 #include "nd_points.hpp"
+#include "pair_search.cuh"
 #include "pipeline.cuh"
 #include "reduce_by_cell.cuh"
 #include "rules/small_cells.hpp"
@@ -724,6 +725,57 @@ __global__ void final_kernel(NdView<D> g, const uint8_t* __restrict__ core, uint
   if (core_out != nullptr) core_out[g.idx[i]] = is_core ? 1 : 0;
 }
 
+// The pairs of nd_neighbour_pairs found from sorted point i: the points
+// q > i of its window within eps (all of a cell wholly within reach).
+template <int D, class Emit>
+__device__ __forceinline__ void pairs_from(const NdView<D>& g, uint32_t i, Emit&& emit) {
+  double p[D];
+  load(g, i, p);
+  const CellRange* win = g.win + static_cast<size_t>(g.cell_of[i]) * g.nwin;
+  for (int r = 0; r < g.nwin; ++r) {
+    for (uint32_t n = win[r].lo; n < win[r].hi; ++n) {
+      const uint32_t qe = g.start[n + 1];
+      if (qe <= i + 1) continue;
+      const BoxD<D> b = g.box[n];
+      if (!box_near<D>(p, b, g.eps)) continue;
+      const bool all = box_all<D>(p, b, g.eps);
+      for (uint32_t q = max(g.start[n], i + 1); q < qe; ++q)
+        if (all || within_eps_d<D>(p, g.point(q), g.eps)) emit(q);
+    }
+  }
+}
+
+template <int D>
+__global__ void pair_count_kernel(NdView<D> g, Batch batch, const volatile int* stop,
+                                  uint64_t* __restrict__ count) {
+  if (cancelled(stop)) return;
+  uint32_t i;
+  if (!batch_point(batch, g.n, &i)) return;
+  uint64_t k = 0;
+  pairs_from<D>(g, i, [&](uint32_t) { ++k; });
+  count[i] = k;
+}
+
+template <int D>
+__global__ void pair_write_kernel(NdView<D> g, const uint32_t* __restrict__ row, uint32_t first,
+                                  uint32_t end, PairOffsets offsets, const volatile int* stop) {
+  if (cancelled(stop)) return;
+  const uint64_t t = first + static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= end) return;
+  const uint32_t i = static_cast<uint32_t>(t);
+  PairSlot slot = offsets.slot(i);
+  const uint32_t ri = row[i];
+  pairs_from<D>(g, i, [&](uint32_t q) { slot.put(ordered_pair(ri, row[q])); });
+  slot.finish();
+}
+
+// row[j] = row_of[idx[j]]: the row of each sorted point.
+__global__ void rows_kernel(const uint32_t* __restrict__ row_of, const uint32_t* __restrict__ idx,
+                            uint32_t n, uint32_t* __restrict__ row) {
+  const uint64_t j = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (j < n) row[j] = row_of[idx[j]];
+}
+
 template <class Kernel>
 void launch_batches(RunContext& ctx, uint32_t n, uint32_t nb, Kernel&& launch) {
   for (uint32_t b = 0; b < nb; ++b) {
@@ -875,6 +927,36 @@ void sweep_nd_on_device(RunContext& ctx, const double* coords, uint32_t n,
   }
 }
 
+// The pairs of n device-resident points within eps (d_row_of: each
+// point's row) into out, on the grid of a clustering that no cell's size
+// lets skip its search.
+template <int D>
+void nd_pairs_on_device(RunContext& ctx, const double* coords, uint32_t n, double eps,
+                        const uint32_t* d_row_of, int64_t max_pairs, gd_pair_list* out) {
+  NdGridDev<D> g = build_grid<D>(ctx, coords, n, eps, static_cast<int64_t>(n) + 1);
+  const NdView<D> v = g.view();
+  const uint32_t nb = plan_batches(g.work, n, Options());
+  cudaStream_t s = ctx.stream();
+  auto row = ctx.alloc<uint32_t>(n, "rows of the sorted points");
+  rows_kernel<<<grid_for(n), kBlock, 0, s>>>(d_row_of, v.idx, n, row.data());
+  GD_CHECK_LAUNCH("nd rows_kernel");
+  const volatile int* stop = ctx.cancel_flag_device();
+  collect_pairs_on_device(
+      ctx, n, max_pairs, "neighbour pairs",
+      [&](uint64_t* count) {
+        launch_batches(ctx, n, nb, [&](Batch b, unsigned blocks) {
+          pair_count_kernel<D><<<blocks, kBlock, 0, s>>>(v, b, stop, count);
+          GD_CHECK_LAUNCH("nd pair_count_kernel");
+        });
+      },
+      [&](uint32_t a, uint32_t b, const PairOffsets& offsets) {
+        pair_write_kernel<D><<<grid_for(b - a), kBlock, 0, s>>>(v, row.data(), a, b, offsets,
+                                                                stop);
+        GD_CHECK_LAUNCH("nd pair_write_kernel");
+      },
+      out);
+}
+
 template <class Fn>
 void with_dims(int dims, Fn&& fn) {
   dispatch_dims(dims, [&](auto d) {
@@ -982,6 +1064,25 @@ void sweep_nd_host(const NdPointsView& pts, const gd_params& params,
   stats.t_total = total.lap();
 }
 
+void nd_pairs_host(const NdPointsView& pts, const uint32_t* row_of, double eps,
+                   const gd_params& params, const CancelToken& cancel, gd_pair_list* out,
+                   int64_t max_pairs) {
+  RunContext ctx(params.device, params.device_memory_budget, cancel);
+  check_fits(ctx, pts.n, pts.dims);
+  cudaStream_t s = ctx.stream();
+  const size_t values = static_cast<size_t>(pts.n) * pts.dims;
+  auto coords = ctx.alloc<double>(values, "coordinates");
+  auto rows = ctx.alloc<uint32_t>(pts.n, "rows of the points");
+  CUDA_TRY(cudaMemcpyAsync(coords.data(), pts.coords, values * sizeof(double),
+                           cudaMemcpyHostToDevice, s));
+  CUDA_TRY(cudaMemcpyAsync(rows.data(), row_of, sizeof(uint32_t) * pts.n, cudaMemcpyHostToDevice,
+                           s));
+  with_dims(pts.dims, [&](auto d) {
+    nd_pairs_on_device<decltype(d)::value>(ctx, coords.data(), pts.n, eps,
+                                           rows.data(), max_pairs, out);
+  });
+}
+
 DeviceNdPoints::DeviceNdPoints(const double* coords, int dims, uint32_t n, int device)
     : n_(n), device_(device) {
   CUDA_TRY(cudaSetDevice(device));
@@ -1017,6 +1118,17 @@ void gpu_nd_sweep(const NdPointsView& pts, const gd_params& params,
                   gd_run_stats& stats) {
   try {
     cuda::sweep_nd_host(pts, params, levels, cancel, emit, rep, out, stats);
+  } catch (const Error& e) {
+    cuda::reset_after(e);
+    throw;
+  }
+}
+
+void gpu_nd_pairs(const NdPointsView& pts, const uint32_t* row_of, double eps,
+                  const gd_params& params, const CancelToken& cancel, gd_pair_list* out,
+                  int64_t max_pairs) {
+  try {
+    cuda::nd_pairs_host(pts, row_of, eps, params, cancel, out, max_pairs);
   } catch (const Error& e) {
     cuda::reset_after(e);
     throw;

@@ -81,7 +81,10 @@ ORDER BY e, id;
 
 -- where it ran
 SELECT id, gpu_dbscan(g, 25000, 2) OVER (ORDER BY id) FROM am ORDER BY id;
-SELECT backend, rows, points FROM gpu_dbscan_last_run();
+-- (the pair search runs where gpu_dbscan.backend says; auto: the CPU below gpu_min_rows)
+SELECT backend = CASE current_setting('gpu_dbscan.backend') WHEN 'gpu' THEN 'gpu' ELSE 'cpu' END
+       AS backend_as_set, rows, points
+FROM gpu_dbscan_last_run();
 
 -- bad input: clear errors
 SELECT gpu_dbscan(g, 1000, 2) OVER (ORDER BY id)

@@ -106,7 +106,10 @@ FROM (SELECT e, m, id, gpu_dbscan(geom, e, m) OVER w AS a, ST_ClusterDBSCAN(geom
       FROM rnd_lines, (VALUES (0.0, 1), (0.3, 1), (0.3, 3), (0.8, 4), (1.5, 8)) p(e, m)
       WINDOW w AS (PARTITION BY e, m ORDER BY id)) r
 GROUP BY e, m ORDER BY e, m;
-SELECT backend, rows, points FROM gpu_dbscan_last_run();
+-- (the pair search runs where gpu_dbscan.backend says; auto: the CPU below gpu_min_rows)
+SELECT backend = CASE current_setting('gpu_dbscan.backend') WHEN 'gpu' THEN 'gpu' ELSE 'cpu' END
+       AS backend_as_set, rows, points
+FROM gpu_dbscan_last_run();
 
 -- st_dwithin is found in PostGIS's schema whatever search_path says
 SET search_path = pg_catalog;

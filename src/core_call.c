@@ -302,37 +302,50 @@ typedef gd_status (*CoreCall) (const void *arg, gd_backend backend, gd_run_stats
 							   gd_error *err);
 
 /*
- * Runs call for nrows rows (npoints points) on the back end gpu_dbscan.backend
- * chooses when may_use_gpu (else the CPU): a GPU slot taken and given back,
- * a failed GPU run retried on the CPU under auto, the error raised, the run
- * recorded.
+ * Runs call for nrows rows on the back end gpu_dbscan.backend chooses when
+ * may_use_gpu (else the CPU): a GPU slot taken and given back, a failed GPU
+ * run retried on the CPU under auto, the error raised.  Returns the back end
+ * that gave the answer; *stats and *waited (ms spent waiting for a slot) are
+ * the run's.
  */
-static void
-run_core(int64_t nrows, int64_t npoints, bool may_use_gpu, CoreCall call, const void *arg)
+static gd_backend
+run_on_backend(int64_t nrows, bool may_use_gpu, CoreCall call, const void *arg,
+			   gd_run_stats *stats, double *waited)
 {
 	gd_backend	backend = may_use_gpu ? choose_backend(nrows) : GD_BACKEND_CPU;
-	gd_run_stats stats;
 	gd_error	err;
 	gd_status	status;
-	double		waited = 0;
 	bool		slot = false;
 
+	*waited = 0;
 	if (backend == GD_BACKEND_GPU)
 	{
 		gd_progress_phase(GD_PHASE_SLOT_WAIT);
-		slot = take_gpu_slot(&backend, &waited);
+		slot = take_gpu_slot(&backend, waited);
 	}
 	gd_progress_phase(backend == GD_BACKEND_GPU ? GD_PHASE_CLUSTER_GPU : GD_PHASE_CLUSTER_CPU);
-	status = call(arg, backend, &stats, &err);
+	status = call(arg, backend, stats, &err);
 	if (slot)
 		gd_gpu_slot_release();
 	if (retry_on_cpu(status, backend, &err))
 	{
 		gd_progress_phase(GD_PHASE_CLUSTER_CPU);
-		status = call(arg, GD_BACKEND_CPU, &stats, &err);
+		backend = GD_BACKEND_CPU;
+		status = call(arg, backend, stats, &err);
 	}
 	if (status != GD_OK)
 		raise_core_error(&err);
+	return backend;
+}
+
+/* run_on_backend for nrows rows (npoints points), the run recorded. */
+static void
+run_core(int64_t nrows, int64_t npoints, bool may_use_gpu, CoreCall call, const void *arg)
+{
+	gd_run_stats stats;
+	double		waited;
+
+	run_on_backend(nrows, may_use_gpu, call, arg, &stats, &waited);
 	record_run(&stats, nrows, npoints, waited);
 }
 
@@ -392,29 +405,55 @@ core_cluster_points_nd(const double *coords, int dims, const uint8_t *row_kind,
 	run_core(nrows, npoints, true, call_points_nd, &c);
 }
 
-/* Raises the error of a pair search that failed, after freeing its list. */
-static void
-check_pairs(gd_status status, gd_pair_list *out, const gd_error *err)
+/* The back end of this backend's last pair search, for core_record_pairs_run. */
+static gd_backend pairs_backend = GD_BACKEND_CPU;
+
+typedef struct PairsCall
 {
-	if (status == GD_OK)
-		return;
-	gd_pair_list_free(out);
-	raise_core_error(err);
+	const double *coords;		/* n-D points, dims per row; or */
+	int			dims;
+	const gd_box *boxes;		/* 2D geometry rows' boxes */
+	const uint8_t *row_kind;
+	int64_t		nrows;
+	double		eps;
+	gd_pair_list *out;
+} PairsCall;
+
+static gd_status
+call_pairs(const void *arg, gd_backend backend, gd_run_stats *stats, gd_error *err)
+{
+	const PairsCall *c = arg;
+	gd_params	params;
+
+	fill_params(&params, c->eps, 0, backend);
+	memset(stats, 0, sizeof(*stats));
+	memset(err, 0, sizeof(*err));
+	gd_progress_phase(GD_PHASE_PAIRS);
+	if (c->boxes)
+		return gd_candidate_pairs(c->boxes, c->row_kind, c->nrows, c->eps, &params, c->out, err);
+	return gd_neighbour_pairs_nd(c->coords, c->dims, c->row_kind, c->nrows, c->eps, &params,
+								 c->out, err);
 }
 
-/* Neighbour pairs of n-D points, on the CPU (see core_call.h). */
+/* A pair search on the back end gpu_dbscan.backend chooses (see core_call.h). */
+static void
+run_pairs(const PairsCall *c)
+{
+	gd_run_stats stats;
+	double		waited;
+
+	/* a failed search leaves c->out empty (gd_core.h) */
+	pairs_backend = run_on_backend(c->nrows, true, call_pairs, c, &stats, &waited);
+}
+
+/* Neighbour pairs of n-D points (see core_call.h). */
 void
 core_neighbour_pairs_nd(const double *coords, int dims, const uint8_t *row_kind,
 						int64_t nrows, double eps, gd_pair_list *out)
 {
-	gd_params	params;
-	gd_error	err;
+	PairsCall	c = {coords, dims, NULL, row_kind, nrows, eps, out};
 
-	fill_params(&params, eps, 0, GD_BACKEND_CPU);
-	memset(&err, 0, sizeof(err));
-	gd_progress_phase(GD_PHASE_PAIRS);
-	check_pairs(gd_neighbour_pairs_nd(coords, dims, row_kind, nrows, eps, &params, out, &err),
-				out, &err);
+	run_pairs(&c);
 }
 
 /* Candidate pairs of 2D geometry rows (see core_call.h). */
@@ -422,13 +461,9 @@ void
 core_candidate_pairs(const gd_box *boxes, const uint8_t *row_kind, int64_t nrows,
 					 double eps, gd_pair_list *out)
 {
-	gd_params	params;
-	gd_error	err;
+	PairsCall	c = {NULL, 2, boxes, row_kind, nrows, eps, out};
 
-	fill_params(&params, eps, 0, GD_BACKEND_CPU);
-	memset(&err, 0, sizeof(err));
-	gd_progress_phase(GD_PHASE_PAIRS);
-	check_pairs(gd_candidate_pairs(boxes, row_kind, nrows, eps, &params, out, &err), out, &err);
+	run_pairs(&c);
 }
 
 /* Runs job on an explicit neighbour graph (see core_call.h). */
@@ -460,7 +495,7 @@ core_record_pairs_run(int64_t nrows, int64_t npoints, double t_pairs, double t_e
 	gd_run_stats stats;
 
 	memset(&stats, 0, sizeof(stats));
-	stats.backend = GD_BACKEND_CPU;
+	stats.backend = pairs_backend;
 	stats.t_sort = t_pairs;
 	stats.t_core = t_exact;
 	stats.t_label = t_graph;

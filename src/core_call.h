@@ -42,11 +42,15 @@ extern void core_cluster_points(const double *x, const double *y, const uint8_t 
 extern void core_cluster_points_nd(const double *coords, int dims, const uint8_t *row_kind,
 								   int64_t nrows, int64_t npoints, const ClusterJob *job);
 
-/* Pairs of n-D points within eps, on the CPU; free with gd_pair_list_free. */
+/*
+ * Pairs of n-D points within eps, searched on the back end gpu_dbscan.backend
+ * chooses (the exact test and the graph stay on the CPU); free with
+ * gd_pair_list_free.
+ */
 extern void core_neighbour_pairs_nd(const double *coords, int dims, const uint8_t *row_kind,
 									int64_t nrows, double eps, gd_pair_list *out);
 
-/* Candidate pairs of 2D geometry rows from their boxes; free with gd_pair_list_free. */
+/* Candidate pairs of 2D geometry rows from their boxes, likewise. */
 extern void core_candidate_pairs(const gd_box *boxes, const uint8_t *row_kind, int64_t nrows,
 								 double eps, gd_pair_list *out);
 
@@ -54,7 +58,10 @@ extern void core_candidate_pairs(const gd_box *boxes, const uint8_t *row_kind, i
 extern void core_cluster_graph(const uint8_t *row_kind, int64_t nrows, const gd_pair *edges,
 							   const uint8_t *dirs, int64_t nedges, const ClusterJob *job);
 
-/* Records a clustering from pairs, timed by the glue (seconds), for gpu_dbscan_last_run(). */
+/*
+ * Records a clustering from pairs, timed by the glue (seconds), for
+ * gpu_dbscan_last_run(): its back end is the pair search's.
+ */
 extern void core_record_pairs_run(int64_t nrows, int64_t npoints, double t_pairs,
 								  double t_exact, double t_graph, double t_total);
 

@@ -8,9 +8,15 @@
 # gpu_dbscan(float8[]) and gpu_dbscan_point_type_3d / (float8[]) with
 # gpu_dbscan.backend = gpu and = cpu, the answers compared row by row (ok /
 # not ok lines), gpu_dbscan_last_run()'s back end, and each query's time.
+# Then the forms whose neighbour pairs are searched on the device and decided
+# by PostGIS (issue 10 item 4): geography points (chords on the unit sphere)
+# and non-point geometry (boxes), GD_PAIR_ROWS rows each, the same way, with
+# the last run's pair search, exact test and graph times (sort, core and
+# label ms of gpu_dbscan_last_run()).
 set -uo pipefail
 DB=${GD_ND_DB:-gd_nd}
 ROWS=${GD_ND_ROWS:-1000000}
+PAIR_ROWS=${GD_PAIR_ROWS:-500000}
 psql -XAtc "SELECT 1 FROM pg_database WHERE datname = '$DB'" | grep -q 1 || createdb "$DB"
 psql -X -q -d "$DB" -v ON_ERROR_STOP=1 <<SQL >/dev/null || { echo "not ok - tables"; exit 1; }
 CREATE EXTENSION IF NOT EXISTS postgis;
@@ -38,6 +44,25 @@ CREATE UNLOGGED TABLE nd_blobs AS
          END AS arr
   FROM generate_series(1, $ROWS) AS i JOIN c ON c.b = i % 50;
 VACUUM ANALYZE nd_uniform, nd_blobs;
+DROP TABLE IF EXISTS pair_geo, pair_shapes;
+-- 200 clumps of about 1 degree, NULL rows among them
+CREATE UNLOGGED TABLE pair_geo AS
+  WITH c AS (SELECT b, random() * 340 - 170 AS lon, random() * 140 - 70 AS lat
+             FROM generate_series(0, 199) AS b)
+  SELECT i AS id,
+         CASE WHEN i % 997 = 0 THEN NULL
+              ELSE ST_SetSRID(ST_MakePoint(c.lon + random(), c.lat + random()), 4326)::geography
+         END AS geog
+  FROM generate_series(1, $PAIR_ROWS) AS i JOIN c ON c.b = i % 200;
+-- lines, small polygons and points in [0, 1000]^2
+CREATE UNLOGGED TABLE pair_shapes AS
+  SELECT i AS id,
+         CASE WHEN i % 3 = 0 THEN ST_Buffer(ST_MakePoint(x, y), random() * 0.5, 2)
+              WHEN i % 3 = 1 THEN ST_MakeLine(ST_MakePoint(x, y), ST_MakePoint(x + random() * 3, y + random()))
+              ELSE ST_MakePoint(x, y) END AS geom
+  FROM (SELECT i, random() * 1000 AS x, random() * 1000 AS y
+        FROM generate_series(1, $PAIR_ROWS) AS i OFFSET 0) s;
+VACUUM ANALYZE pair_geo, pair_shapes;
 SQL
 
 run() {  # run BACKEND SQL: the query's answer digest and time
@@ -47,7 +72,9 @@ SET work_mem = '1GB';
 SET gpu_dbscan.backend = $1;
 \\timing on
 $2;
-SELECT 'backend ' || backend || ', points ' || points || ', core ms ' || round(total_ms::numeric, 1) FROM gpu_dbscan_last_run();
+SELECT 'backend ' || backend || ', points ' || points || ', core ms ' || round(total_ms::numeric, 1)
+       || ' (sort ' || round(sort_ms::numeric, 1) || ', core ' || round(core_ms::numeric, 1)
+       || ', label ' || round(label_ms::numeric, 1) || ')' FROM gpu_dbscan_last_run();
 SQL
 }
 
@@ -76,3 +103,9 @@ for t in nd_uniform nd_blobs; do
 	check $t "gpu_dbscan(arr, 1, 5)" "gpu_dbscan(float8[]) eps 1"
 	check $t "gpu_dbscan_point_type(arr, 1, 5)" "gpu_dbscan_point_type(float8[]) eps 1"
 done
+
+# pairs searched on the device (sort ms: the search; core ms: PostGIS's exact
+# tests; label ms: the graph)
+check pair_geo "gpu_dbscan(geog, 3000, 10)" "gpu_dbscan(geography) eps 3000 m"
+check pair_geo "gpu_dbscan_point_type(geog, 3000, 10)" "gpu_dbscan_point_type(geography) eps 3000 m"
+check pair_shapes "gpu_dbscan(geom, 0.5, 4)" "gpu_dbscan(non-point geometry) eps 0.5"

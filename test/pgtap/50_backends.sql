@@ -5,7 +5,7 @@
 -- and gpu_dbscan_read_floor() report what they should.
 \ir lib/prelude.sql
 
-SELECT plan(39);
+SELECT plan(46);
 
 -- A fresh session has run nothing yet (this also loads the module, so the
 -- gpu_dbscan.* settings exist from here on).
@@ -139,14 +139,15 @@ SELECT i AS id,
 	   CASE WHEN i % 211 = 0 THEN NULL
 			ELSE ARRAY[c * 7 + random(), random(), random(), random(), (c % 2) * 3 + random()] END AS arr
 FROM (SELECT setseed(0.6)) s, generate_series(1, 30000) i, LATERAL (SELECT i % 9 AS c) k;
--- expr over nd_pts with settings (name, value, ...) in force for the query.
-CREATE FUNCTION pg_temp.nd_answer(settings text[], expr text) RETURNS text[]
-LANGUAGE plpgsql AS $$
+-- expr over tbl with settings (name, value, ...) in force for the query.
+CREATE FUNCTION pg_temp.nd_answer(settings text[], expr text, tbl text DEFAULT 'nd_pts')
+RETURNS text[] LANGUAGE plpgsql AS $$
 DECLARE
 	saved	text[] := pg_temp.set_local(settings);
 	result	text[];
 BEGIN
-	EXECUTE format('SELECT array_agg(c::text ORDER BY id) FROM (SELECT id, %s OVER (ORDER BY id) c FROM nd_pts) s', expr)
+	EXECUTE format('SELECT array_agg(c::text ORDER BY id) FROM (SELECT id, %s OVER (ORDER BY id) c FROM %I) s',
+				   expr, tbl)
 		INTO result;
 	PERFORM pg_temp.set_local(saved);
 	RETURN result;
@@ -167,8 +168,36 @@ SELECT is(pg_temp.nd_answer(ARRAY['gpu_dbscan.backend', 'auto', 'gpu_dbscan.gpu_
 								  'client_min_messages', 'warning'], 'gpu_dbscan_3d(geom, 0.15, 6)'),
 		  pg_temp.nd_answer(ARRAY['gpu_dbscan.backend', 'cpu'], 'gpu_dbscan_3d(geom, 0.15, 6)'),
 		  'POINT Z under a device budget too small: auto falls back to the CPU''s answer');
+-- Geography points and non-point geometry: their pairs searched on the GPU
+-- (chords on the unit sphere, cuda/nd_dbscan.cu; boxes, cuda/box_pairs.cu),
+-- each decided by PostGIS as on the CPU.
+CREATE TEMP TABLE pair_rows AS
+SELECT i AS id,
+	   CASE WHEN i % 97 = 0 THEN NULL
+			ELSE ST_SetSRID(ST_MakePoint((i % 7) * 50 - 170 + random() * 0.5,
+										 (i % 5) * 30 - 70 + random() * 0.5), 4326)::geography END AS geog,
+	   CASE WHEN i % 89 = 0 THEN NULL
+			WHEN i % 3 = 0 THEN ST_Buffer(ST_MakePoint(random() * 100, random() * 100), random() * 0.5, 2)
+			WHEN i % 3 = 1 THEN ST_MakeLine(ST_MakePoint(x, y), ST_MakePoint(x + random() * 3, y + random()))
+			ELSE ST_MakePoint(x, y) END AS shape
+FROM (SELECT setseed(0.7)) s, generate_series(1, 20000) i,
+	 LATERAL (SELECT random() * 100 + i * 0 AS x, random() * 100 + i * 0 AS y) c;
+SELECT is(pg_temp.nd_answer(ARRAY['gpu_dbscan.backend', 'gpu'], e, 'pair_rows'),
+		  pg_temp.nd_answer(ARRAY['gpu_dbscan.backend', 'cpu'], e, 'pair_rows'),
+		  format('%s: backend gpu and cpu agree', e))
+FROM (VALUES ('gpu_dbscan(geog, 2000, 4)'), ('gpu_dbscan_point_type(geog, 2000, 4)'),
+			 ('gpu_dbscan_sweep(geog, 3000, ''{1,4,9}'')'),
+			 ('gpu_dbscan(shape, 0.5, 4)'), ('gpu_dbscan_point_type(shape, 0.5, 4)')) v(e);
+SELECT array_length(pg_temp.nd_answer(ARRAY['gpu_dbscan.backend', 'gpu'], 'gpu_dbscan(geog, 2000, 4)',
+									  'pair_rows'), 1) AS pair_rows \gset
+SELECT is((SELECT format('%s rows, %s', :pair_rows, l.backend) FROM gpu_dbscan_last_run() l),
+		  '20000 rows, gpu', 'gpu_dbscan_last_run() says a geography partition''s pairs were searched on the GPU');
+SELECT array_length(pg_temp.nd_answer(ARRAY['gpu_dbscan.backend', 'gpu'], 'gpu_dbscan(shape, 0.5, 4)',
+									  'pair_rows'), 1) AS pair_rows \gset
+SELECT is((SELECT format('%s rows, %s', :pair_rows, l.backend) FROM gpu_dbscan_last_run() l),
+		  '20000 rows, gpu', 'gpu_dbscan_last_run() says a non-point partition''s pairs were searched on the GPU');
 \else
-SELECT skip('no usable GPU', 15);
+SELECT skip('no usable GPU', 22);
 \endif
 
 -- gpu_dbscan_last_run() describes the last partition clustered.
