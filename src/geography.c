@@ -25,8 +25,9 @@
  * need no care: the antimeridian is no seam on the sphere, and a pole is one
  * point whatever its longitude.
  *
- * Only points (rows.c refuses other geographies).  The work runs on the CPU
- * whatever gpu_dbscan.backend says.
+ * Only points (rows.c refuses other geographies).  The pair search runs
+ * where gpu_dbscan.backend says (core_neighbour_pairs_nd); the exact tests
+ * and the graph run here, on the CPU.
  */
 #include "postgres.h"
 
