@@ -242,7 +242,7 @@ gd_status gd_cluster_points_nd_sweep_by(const double* coords, int dims, const ui
     if (left == 0) {
       // every level done above
     } else if (params->backend == GD_BACKEND_GPU) {
-      gd_run_stats sg;
+      // the device's stats, as one call's (device, devices); t_total set below
       if (pts.all_points(nrows)) {
         // The ranks are the ids (as in gd_cluster_points_nd): copied down
         // straight into each level's output.
@@ -250,18 +250,11 @@ gd_status gd_cluster_points_nd_sweep_by(const double* coords, int dims, const ui
         for (size_t k = 0; k < left; ++k) out[k] = reinterpret_cast<uint32_t*>(ids_of(k));
         gd::gpu_nd_sweep(pts.view(), *params, values, cancel,
                          [&](size_t k, const uint32_t*) { copy_level(k); }, nullptr, out.data(),
-                         sg);
+                         st);
       } else {
         rep.resize(n);
-        gd::gpu_nd_sweep(pts.view(), *params, values, cancel, emit, rep.data(), nullptr, sg);
+        gd::gpu_nd_sweep(pts.view(), *params, values, cancel, emit, rep.data(), nullptr, st);
       }
-      st.cells = sg.cells;
-      st.batches = sg.batches;
-      st.t_transfer = sg.t_transfer;
-      st.t_sort = sg.t_sort;
-      st.t_core = sg.t_core;
-      st.t_union = sg.t_union;
-      st.t_label = sg.t_label;
     } else {
       gd::ThreadTeam team(gd::resolve_threads(*params, n), cancel);
       auto ts = std::chrono::steady_clock::now();

@@ -25,6 +25,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <future>
 
 #include "claimers.cuh"
 #include "gd_cuda.hpp"
@@ -482,7 +483,7 @@ __device__ __forceinline__ void load(const NdView<D>& g, uint32_t i, double* p) 
 
 // Rule 1, with early exit at need.
 // count (may be null) takes each point's neighbours counted up to the need,
-// for a sweep's smaller values (core_at_kernel).
+// for a sweep's smaller values (core_marks, sweep.cu).
 template <int D>
 __global__ void core_kernel(NdView<D> g, int64_t minpoints, Batch batch, const volatile int* stop,
                             uint8_t* __restrict__ core, uint32_t* __restrict__ count) {
@@ -520,13 +521,6 @@ __global__ void core_kernel(NdView<D> g, int64_t minpoints, Batch batch, const v
   if (count != nullptr) count[i] = static_cast<uint32_t>(found.core() ? found.need : found.found);
 }
 
-// Rule 1 at a smaller minpoints from the counts of core_kernel.
-__global__ void core_at_kernel(const uint32_t* __restrict__ count, uint32_t need, uint32_t n,
-                               uint8_t* __restrict__ core) {
-  uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) core[i] = count[i] >= need ? 1 : 0;
-}
-
 // Each cell's first core point (sorted order), kNone for none.
 struct FirstCore {
   const uint8_t* core;
@@ -549,9 +543,12 @@ struct MinU32 {
 //   - two small cells: the pair of cells, once (tiny_union_kernel when both
 //     hold at most kThreadCell points, one thread a cell; else
 //     cell_union_kernel from the larger, one warp a cell).
+//   - in a sweep's later values (step: core marks 2 for the points that
+//     became core, 1 for those core before, parent the previous value's
+//     sets), a pair of two earlier core points is joined already: skipped.
 template <int D>
 __global__ void union_kernel(NdView<D> g, const uint8_t* __restrict__ core,
-                             const uint32_t* __restrict__ first_core, Batch batch,
+                             const uint32_t* __restrict__ first_core, Batch batch, bool step,
                              const volatile int* stop, uint32_t* parent) {
   if (cancelled(stop)) return;
   uint32_t i;
@@ -562,10 +559,11 @@ __global__ void union_kernel(NdView<D> g, const uint8_t* __restrict__ core,
     if (first_core[c] != i) uf_unite(parent, first_core[c], i);
     return;
   }
+  const uint8_t old = step && core[i] == 1 ? 1 : 0;  // q must then be new
   double p[D];
   load(g, i, p);
   for (uint32_t q = i + 1; q < g.start[c + 1]; ++q)
-    if (core[q] && within_eps_d<D>(p, g.point(q), g.eps) &&
+    if (core[q] && core[q] != old && within_eps_d<D>(p, g.point(q), g.eps) &&
         uf_find(parent, i) != uf_find(parent, q))
       uf_unite(parent, i, q);
   const CellRange* win = g.win + static_cast<size_t>(c) * g.nwin;
@@ -584,7 +582,7 @@ __global__ void union_kernel(NdView<D> g, const uint8_t* __restrict__ core,
         continue;
       }
       for (uint32_t q = f; q < g.start[n + 1]; ++q) {
-        if (!core[q] || !within_eps_d<D>(p, g.point(q), g.eps)) continue;
+        if (!core[q] || core[q] == old || !within_eps_d<D>(p, g.point(q), g.eps)) continue;
         if (small) {
           uf_unite(parent, i, q);
           break;
@@ -599,10 +597,13 @@ __global__ void union_kernel(NdView<D> g, const uint8_t* __restrict__ core,
 // cell pair (at most kThreadCell^2 tests), larger ones one warp a cell.
 constexpr uint32_t kThreadCell = 32;
 
+// fresh (null: every cell) marks the cells holding a new core point in a
+// sweep's later values: two cells without one were joined, or not, before.
 template <int D>
 __global__ void tiny_union_kernel(NdView<D> g, const uint8_t* __restrict__ core,
                                   const uint32_t* __restrict__ first_core,
-                                  const volatile int* stop, uint32_t* parent) {
+                                  const uint8_t* __restrict__ fresh, const volatile int* stop,
+                                  uint32_t* parent) {
   if (cancelled(stop)) return;
   const uint64_t c64 = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (c64 >= g.ncells) return;
@@ -615,6 +616,7 @@ __global__ void tiny_union_kernel(NdView<D> g, const uint8_t* __restrict__ core,
     for (uint32_t n = max(win[r].lo, c + 1); n < win[r].hi; ++n) {
       const uint32_t fn = first_core[n], ne = g.start[n + 1];
       if (fn == kNone || !g.small[n] || ne - g.start[n] > kThreadCell) continue;
+      if (fresh != nullptr && !fresh[c] && !fresh[n]) continue;
       if (uf_find(parent, fa) == uf_find(parent, fn)) continue;
       const BoxD<D> b = g.box[n];
       uint64_t tests = 0;
@@ -634,7 +636,8 @@ __global__ void tiny_union_kernel(NdView<D> g, const uint8_t* __restrict__ core,
 template <int D>
 __global__ void cell_union_kernel(NdView<D> g, const uint8_t* __restrict__ core,
                                   const uint32_t* __restrict__ first_core,
-                                  const volatile int* stop, uint32_t* parent) {
+                                  const uint8_t* __restrict__ fresh, const volatile int* stop,
+                                  uint32_t* parent) {
   const uint64_t c64 = (static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   const unsigned lane = threadIdx.x % 32;
   if (c64 >= g.ncells) return;  // the whole warp
@@ -651,6 +654,7 @@ __global__ void cell_union_kernel(NdView<D> g, const uint8_t* __restrict__ core,
       const uint32_t fn = first_core[n], ne = g.start[n + 1], nsize = ne - g.start[n];
       if (n == c || fn == kNone || !g.small[n] || nsize > size || (nsize == size && n < c))
         continue;
+      if (fresh != nullptr && !fresh[c] && !fresh[n]) continue;
       const BoxD<D> b = g.box[n];
       if (!boxes_near_d<D>(a.lo, a.hi, b.lo, b.hi, g.eps)) continue;
       bool join = boxes_all_d<D>(a.lo, a.hi, b.lo, b.hi, g.eps);
@@ -826,33 +830,63 @@ void core_flags(RunContext& ctx, const NdView<D>& v, uint32_t nb, int64_t minpoi
   ctx.wait();
 }
 
+// 1 for a new core point (core mark 2).
+struct NewCore {
+  const uint8_t* core;
+  __host__ __device__ uint8_t operator()(uint64_t j) const { return core[j] == 2 ? 1 : 0; }
+};
+struct MaxU8 {
+  __host__ __device__ uint8_t operator()(uint8_t a, uint8_t b) const { return a > b ? a : b; }
+};
+
+// parent[i] = i for every point that is not core at the previous value
+// (new core points, and the points whose entry held their claimer).
+__global__ void restart_kernel(const uint8_t* __restrict__ core, uint32_t n, uint32_t* parent) {
+  const uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n && core[i] != 1) parent[i] = static_cast<uint32_t>(i);
+}
+
 // Rules 2 to 4 from the core flags: rep (device, n) takes the cluster
 // ranks, core_out (device, n, may be null) the core flags in row order.
+// parent (device, n) holds the union-find; with step (a sweep's later
+// value: core marks as core_marks gives them) it starts from the previous
+// value's sets, and only pairs with a new core point are tested.
 template <int D>
 void clusters_of(RunContext& ctx, const NdView<D>& v, uint32_t nb, int64_t minpoints,
-                 const uint8_t* core, gd_run_stats& stats, Stopwatch& sw, uint32_t* d_rep,
-                 uint8_t* core_out) {
+                 const uint8_t* core, bool step, uint32_t* parent, gd_run_stats& stats,
+                 Stopwatch& sw, uint32_t* d_rep, uint8_t* core_out) {
   cudaStream_t s = ctx.stream();
   const uint32_t n = v.n;
   const volatile int* stop = ctx.cancel_flag_device();
-  auto parent = ctx.alloc<uint32_t>(n, "union-find parents");
-  iota_kernel<<<grid_for(n), kBlock, 0, s>>>(parent.data(), n);
-  GD_CHECK_LAUNCH("iota_kernel");
+  if (step) {
+    restart_kernel<<<grid_for(n), kBlock, 0, s>>>(core, n, parent);
+    GD_CHECK_LAUNCH("restart_kernel");
+  } else {
+    iota_kernel<<<grid_for(n), kBlock, 0, s>>>(parent, n);
+    GD_CHECK_LAUNCH("iota_kernel");
+  }
   {
     auto first_core = ctx.alloc<uint32_t>(v.ncells, "first core per cell");
     using It = thrust::transform_iterator<FirstCore, thrust::counting_iterator<uint64_t>>;
     It in(thrust::counting_iterator<uint64_t>(0), FirstCore{core});
     reduce_by_cell(ctx, v.cell_of, in, first_core.data(), MinU32{}, n, "first core reduction");
+    device_buffer<uint8_t> fresh;
+    if (step) {
+      fresh = ctx.alloc<uint8_t>(v.ncells, "cells with a new core point");
+      using Nt = thrust::transform_iterator<NewCore, thrust::counting_iterator<uint64_t>>;
+      Nt marks(thrust::counting_iterator<uint64_t>(0), NewCore{core});
+      reduce_by_cell(ctx, v.cell_of, marks, fresh.data(), MaxU8{}, n, "new core reduction");
+    }
     launch_batches(ctx, n, nb, [&](Batch b, unsigned blocks) {
-      union_kernel<D><<<blocks, kBlock, 0, s>>>(v, core, first_core.data(), b, stop,
-                                                parent.data());
+      union_kernel<D><<<blocks, kBlock, 0, s>>>(v, core, first_core.data(), b, step, stop,
+                                                parent);
       GD_CHECK_LAUNCH("nd union_kernel");
     });
-    tiny_union_kernel<D><<<grid_for(v.ncells), kBlock, 0, s>>>(v, core, first_core.data(), stop,
-                                                               parent.data());
+    tiny_union_kernel<D><<<grid_for(v.ncells), kBlock, 0, s>>>(v, core, first_core.data(),
+                                                               fresh.data(), stop, parent);
     GD_CHECK_LAUNCH("nd tiny_union_kernel");
     cell_union_kernel<D><<<grid_for(static_cast<uint64_t>(v.ncells) * 32), kBlock, 0, s>>>(
-        v, core, first_core.data(), stop, parent.data());
+        v, core, first_core.data(), fresh.data(), stop, parent);
     GD_CHECK_LAUNCH("nd cell_union_kernel");
     ctx.wait();
   }
@@ -861,12 +895,11 @@ void clusters_of(RunContext& ctx, const NdView<D>& v, uint32_t nb, int64_t minpo
   if (minpoints > 1) {
     auto cell_min_core = smallest_cores(ctx, v.cell_of, v.idx, core, n, v.ncells);
     launch_batches(ctx, n, nb, [&](Batch b, unsigned blocks) {
-      border_kernel<D><<<blocks, kBlock, 0, s>>>(v, core, cell_min_core.data(), b, stop,
-                                                 parent.data());
+      border_kernel<D><<<blocks, kBlock, 0, s>>>(v, core, cell_min_core.data(), b, stop, parent);
       GD_CHECK_LAUNCH("nd border_kernel");
     });
   }
-  final_kernel<D><<<grid_for(n), kBlock, 0, s>>>(v, core, parent.data(), d_rep, core_out);
+  final_kernel<D><<<grid_for(n), kBlock, 0, s>>>(v, core, parent, d_rep, core_out);
   GD_CHECK_LAUNCH("nd final_kernel");
   rank_reps(ctx, n, d_rep);
   ctx.wait();
@@ -887,12 +920,19 @@ void cluster_nd_on_device(RunContext& ctx, const double* coords, uint32_t n,
   auto core = ctx.alloc<uint8_t>(n, "core flags");
   core_flags<D>(ctx, v, nb, params.minpoints, core.data(), nullptr);
   stats.t_core += sw.lap();
-  clusters_of<D>(ctx, v, nb, params.minpoints, core.data(), stats, sw, d_rep, core_out);
+  auto parent = ctx.alloc<uint32_t>(n, "union-find parents");
+  clusters_of<D>(ctx, v, nb, params.minpoints, core.data(), false, parent.data(), stats, sw,
+                 d_rep, core_out);
 }
 
 // A sweep: one grid and one count of neighbours up to the largest value's
 // need serve every value (Gowanlock et al.); then each value's clusters,
-// their ranks copied into out[k] (out null: into rep) and emitted.
+// largest first, each value's union-find the next one's start (the core
+// sets only grow as the value falls, and the relation is symmetric, so
+// every pair joined at a value is joined at the next); their ranks copied
+// down into out[k] (out null: into rep) and
+// emitted on a helper thread while the device clusters the next value, as
+// the 2D sweep does (sweep.cu).
 template <int D>
 void sweep_nd_on_device(RunContext& ctx, const double* coords, uint32_t n,
                         const gd_params& params, const std::vector<int64_t>& levels,
@@ -909,22 +949,35 @@ void sweep_nd_on_device(RunContext& ctx, const double* coords, uint32_t n,
   auto count = ctx.alloc<uint32_t>(n, "neighbour counts");
   core_flags<D>(ctx, v, nb, levels.back(), core.data(), count.data());
   stats.t_core += sw.lap();
-  auto d_rep = ctx.alloc<uint32_t>(n, "representatives");
+  auto parent = ctx.alloc<uint32_t>(n, "union-find parents");
+  // One copy at a time; pending is joined before the next one starts and
+  // before the buffers go (declared after them: destroyed first).
+  device_buffer<uint32_t> d_rep[2] = {ctx.alloc<uint32_t>(n, "representatives"),
+                                      ctx.alloc<uint32_t>(n, "representatives")};
+  const TransferPlan plan = transfer_plan(Options(), params);
+  Stream copies;
+  double down_s = 0;  // the helper's copies, written by it alone while pending
+  std::future<void> pending;
   for (size_t k = levels.size(); k-- > 0;) {
-    if (k + 1 < levels.size()) {
-      core_at_kernel<<<grid_for(n), kBlock, 0, ctx.stream()>>>(
-          count.data(), static_cast<uint32_t>(core_need(levels[k])), n, core.data());
-      GD_CHECK_LAUNCH("nd core_at_kernel");
-    }
-    clusters_of<D>(ctx, v, nb, levels[k], core.data(), stats, sw, d_rep.data(), nullptr);
-    uint32_t* dst = out != nullptr ? out[k] : rep;
-    CUDA_TRY(cudaMemcpyAsync(dst, d_rep.data(), sizeof(uint32_t) * n, cudaMemcpyDeviceToHost,
-                             ctx.stream()));
-    ctx.wait();
-    stats.t_transfer += sw.lap();
-    emit(k, dst);
+    const bool later = k + 1 < levels.size();
+    if (later) core_marks(ctx, count.data(), n, levels[k], levels[k + 1], core.data());
+    const bool step = later && levels[k] > 1;
+    uint32_t* d = d_rep[k & 1].data();
+    clusters_of<D>(ctx, v, nb, levels[k], core.data(), step, parent.data(), stats, sw, d,
+                   nullptr);
+    if (pending.valid()) pending.get();  // rethrows what the copy or the emit threw
+    uint32_t* host = out != nullptr ? out[k] : rep;  // free again: pending was joined
+    pending = std::async(std::launch::async, [&ctx, &copies, &emit, &down_s, &plan, d, n, host, k] {
+      Stopwatch w;
+      download_ready_reps(ctx, copies, d, n, host, plan);
+      down_s += w.lap();
+      emit(k, host);
+    });
     sw.lap();
   }
+  if (pending.valid()) pending.get();
+  stats.t_label += sw.lap();
+  stats.t_transfer += down_s;
 }
 
 // The pairs of n device-resident points within eps (d_row_of: each

@@ -48,6 +48,13 @@ void join_and_claim(RunContext& ctx, const GridView& g, const uint8_t* core,
                     const uint8_t* trusted, int64_t minpoints, uint32_t nb, gd_run_stats& stats,
                     Stopwatch& sw, uint32_t* parent, const UnionStep& step = UnionStep());
 
+// A sweep's core flags at minpoints m from each point's neighbour count
+// (capped at the largest value): 2 where the point is core at m but not at
+// the previous, larger value `above` (a new core point), 1 where core at
+// both, 0 where not core; m <= 1: every point 1 (sweep.cu).
+void core_marks(RunContext& ctx, const uint32_t* counts, uint32_t n, int64_t m, int64_t above,
+                uint8_t* core);
+
 // After an entry point's run failed with e: a device error resets this
 // process's context (gpu_dbscan.cu), so that the next run works.
 void reset_after(const Error& e) noexcept;

@@ -54,6 +54,22 @@ __global__ void core_from_counts_kernel(const uint32_t* __restrict__ counts, uin
   core[i] = c < m ? 0 : c < above ? 2 : 1;
 }
 
+}  // namespace
+
+void core_marks(RunContext& ctx, const uint32_t* counts, uint32_t n, int64_t m, int64_t above,
+                uint8_t* core) {
+  if (m <= 1) {
+    CUDA_TRY(cudaMemsetAsync(core, 1, n, ctx.stream()));
+    return;
+  }
+  core_from_counts_kernel<<<grid_for(n), kBlock, 0, ctx.stream()>>>(
+      counts, n, static_cast<uint32_t>(m),
+      above > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(above), core);
+  GD_CHECK_LAUNCH("core_from_counts_kernel");
+}
+
+namespace {
+
 void reset_stats(gd_run_stats& stats, uint32_t n) {
   stats.backend = GD_BACKEND_GPU;
   stats.points = n;
@@ -113,13 +129,7 @@ void sweep_whole(RunContext& ctx, const PointsView& pts, const gd_params& params
   std::future<void> pending;
   for (size_t k = last; k-- > 0;) {
     const int64_t m = levels[k];
-    if (m <= 1) {
-      CUDA_TRY(cudaMemsetAsync(core.data(), 1, n, ctx.stream()));
-    } else {
-      core_from_counts_kernel<<<grid_for(n), kBlock, 0, ctx.stream()>>>(
-          counts.data(), n, static_cast<uint32_t>(m), above, core.data());
-      GD_CHECK_LAUNCH("core_from_counts_kernel");
-    }
+    core_marks(ctx, counts.data(), n, m, above, core.data());
     stats.t_core += sw.lap();
     uint32_t* rep = d_rep[k & 1].data();
     UnionStep step;

@@ -151,6 +151,37 @@ TEST(GpuNd, SweepEqualsTheCpuSweep) {
   }
 }
 
+// Consecutive values, so that each value's union-find starts from the
+// previous one's (only the pairs of new core points tested), with 1 among
+// them (a union from scratch again): the dense random blob sets, some with
+// NULL and EMPTY rows (the ranks through the host's numbering), and 10^5
+// points of fine cells.
+TEST(GpuNd, SweepFromEachValueToTheNextEqualsTheCpu) {
+  GD_REQUIRE_GPU();
+  std::vector<int64_t> values;
+  for (int64_t m = 1; m <= 17; ++m) values.push_back(m);
+  values.push_back(40);
+  int t = 0;
+  for (NdCase& c : random_dense_blobs(12, 77)) {
+    if (t++ % 2 == 0) {
+      c.rows.kinds[3] = GD_ROW_NULL;
+      c.rows.kinds[7] = GD_ROW_EMPTY;
+    }
+    const auto gpu = run_nd_sweep(c.rows, c.eps, values, GD_BACKEND_GPU, GD_ND_SWEEP_AUTO);
+    const auto cpu = run_nd_sweep(c.rows, c.eps, values, GD_BACKEND_CPU, GD_ND_SWEEP_AUTO);
+    for (size_t k = 0; k < values.size(); ++k)
+      ASSERT_EQ(gpu[k], cpu[k]) << "set " << t << ", " << c.rows.dims << "-D eps " << c.eps
+                                << " minpoints " << values[k];
+  }
+  const NdRows big = blobs(3, 100000, 12, 60, 1.0, 91);
+  for (double eps : {0.3, 1.2}) {
+    const auto gpu = run_nd_sweep(big, eps, values, GD_BACKEND_GPU, GD_ND_SWEEP_AUTO);
+    for (size_t k = 0; k < values.size(); ++k)
+      ASSERT_EQ(gpu[k], run_nd_typed(big, eps, values[k], GD_BACKEND_CPU, nullptr))
+          << "eps " << eps << " minpoints " << values[k];
+  }
+}
+
 #ifdef GD_HAVE_CUDA
 TEST(GpuNd, ABudgetTooSmallIsDeviceNoMemAndNothingLeaks) {
   GD_REQUIRE_GPU();
