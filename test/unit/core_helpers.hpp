@@ -7,6 +7,7 @@
 
 #include "datagen.hpp"
 #include "gd_core.h"
+#include "test_params.hpp"
 #include "reference.hpp"
 
 namespace gd_test {
@@ -20,14 +21,7 @@ struct RunResult {
 
 inline RunResult cluster(const Rows& r, double eps, int64_t minpoints, int threads = 0,
                          gd_backend backend = GD_BACKEND_CPU, size_t budget = 0) {
-  gd_params p;
-  gd_params_init(&p);
-  p.eps = eps;
-  p.minpoints = minpoints;
-  p.threads = threads;
-  p.min_items_per_thread = 1;  // several threads even on small inputs
-  p.backend = backend;
-  p.device_memory_budget = budget;
+  gd_params p = test_params(eps, minpoints, backend, threads, budget);
   RunResult run;
   run.ids.assign(r.size(), -7);
   run.status = gd_cluster_points(r.x.data(), r.y.data(), r.kinds.data(),

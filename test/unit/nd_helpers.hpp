@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gd_core.h"
+#include "test_params.hpp"
 
 namespace gd_test {
 namespace nd {
@@ -170,13 +171,7 @@ inline std::vector<uint8_t> reference_types(const NdRows& r, double eps, int64_t
 inline std::vector<int32_t> run_nd_typed(const NdRows& r, double eps, int64_t minpoints,
                                          gd_backend backend, std::vector<uint8_t>* types,
                                          gd_run_stats* stats = nullptr, int threads = 0) {
-  gd_params p;
-  gd_params_init(&p);
-  p.eps = eps;
-  p.minpoints = minpoints;
-  p.threads = threads;
-  p.min_items_per_thread = 1;  // several threads even on small inputs
-  p.backend = backend;
+  gd_params p = test_params(eps, minpoints, backend, threads);
   std::vector<int32_t> ids(r.size(), -7);
   gd_error err;
   gd_status st = gd_cluster_points_nd_typed(r.coords.data(), r.dims, r.kinds.data(),
@@ -192,11 +187,7 @@ inline std::vector<std::vector<int32_t>> run_nd_sweep(const NdRows& r, double ep
                                                       const std::vector<int64_t>& values,
                                                       gd_backend backend, int path,
                                                       gd_run_stats* stats = nullptr) {
-  gd_params p;
-  gd_params_init(&p);
-  p.eps = eps;
-  p.min_items_per_thread = 1;
-  p.backend = backend;
+  gd_params p = test_params(eps, 0, backend);
   const size_t n = r.size();
   std::vector<int32_t> all(n * values.size(), -7);
   gd_error err;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "gd_core.h"
+#include "test_params.hpp"
 
 namespace gd_test {
 
@@ -42,12 +43,7 @@ inline PairSet literal_pairs(const std::vector<gd_box>& boxes, const std::vector
 inline PairSet candidate_pairs(const std::vector<gd_box>& boxes, const std::vector<uint8_t>& kinds,
                                double eps, int threads, int64_t* count = nullptr,
                                gd_backend backend = GD_BACKEND_CPU, size_t budget = 0) {
-  gd_params p;
-  gd_params_init(&p);
-  p.backend = backend;
-  p.device_memory_budget = budget;
-  p.threads = threads;
-  p.min_items_per_thread = 1;  // several threads even on small inputs
+  gd_params p = test_params(eps, 0, backend, threads, budget);
   gd_pair_list list;
   gd_error err;
   gd_status st = gd_candidate_pairs(boxes.data(), kinds.data(), static_cast<int64_t>(boxes.size()),

@@ -118,10 +118,7 @@ TEST(GpuPairs, CandidatePairLimitIsACleanError) {
 // gd_neighbour_pairs_nd's list, sorted, checked for order.
 std::vector<std::pair<uint32_t, uint32_t>> nd_pairs(const NdRows& r, double eps,
                                                     gd_backend backend, size_t budget = 0) {
-  gd_params p;
-  gd_params_init(&p);
-  p.backend = backend;
-  p.device_memory_budget = budget;
+  gd_params p = test_params(eps, 0, backend, 0, budget);
   gd_pair_list list;
   gd_error err;
   std::vector<std::pair<uint32_t, uint32_t>> out;
