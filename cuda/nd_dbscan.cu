@@ -287,6 +287,9 @@ AxisBox axis_box(RunContext& ctx, const double* coords, int dims, uint32_t n) {
   return box;
 }
 
+// The radix sort's bits for keys 0..max_key.
+int key_bits(uint64_t max_key) { return max_key == 0 ? 1 : 64 - __builtin_clzll(max_key); }
+
 // Sorts the points by cell (radix sort of 64-bit keys: one pass of the whole
 // cell where the cells fit, else a stable pass per axis, last axis first).
 device_buffer<uint32_t> sort_by_cell(RunContext& ctx, const double* coords, int dims, uint32_t n,
@@ -310,8 +313,7 @@ device_buffer<uint32_t> sort_by_cell(RunContext& ctx, const double* coords, int 
     KeyOf key{coords, pass == 0 ? nullptr : idx_a.data(), dims, m, count[1], count[2], axis};
     keys_kernel<<<grid_for(n), kBlock, 0, s>>>(key, n, keys_a.data());
     GD_CHECK_LAUNCH("keys_kernel");
-    uint64_t max_key = one_key ? static_cast<uint64_t>(total - 1) : count[axis] - 1;
-    const int bits = max_key == 0 ? 1 : 64 - __builtin_clzll(max_key);
+    const int bits = key_bits(one_key ? static_cast<uint64_t>(total - 1) : count[axis] - 1);
     size_t bytes = 0;
     CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys_a.data(), keys_b.data(),
                                              idx_a.data(), idx_b.data(), n, 0, bits, s));
@@ -349,8 +351,7 @@ uint32_t count_cells(RunContext& ctx, const double* coords, int dims, uint32_t n
   keys_kernel<<<grid_for(n), kBlock, 0, s>>>(
       KeyOf{coords, nullptr, dims, m, count[1], count[2], -1}, n, keys_a.data());
   GD_CHECK_LAUNCH("keys_kernel");
-  const uint64_t max_key = static_cast<uint64_t>(total - 1);
-  const int bits = max_key == 0 ? 1 : 64 - __builtin_clzll(max_key);
+  const int bits = key_bits(static_cast<uint64_t>(total - 1));
   size_t bytes = 0;
   CUDA_TRY(cub::DeviceRadixSort::SortKeys(nullptr, bytes, keys_a.data(), keys_b.data(), n, 0,
                                           bits, s));
@@ -430,8 +431,7 @@ DenseCells dense_keys(RunContext& ctx, const NdCell* cells, uint32_t ncells, uin
   auto temp = ctx.alloc<uint8_t>(std::max<size_t>(bytes, 1), "key scan");
   CUDA_TRY(
       cub::DeviceScan::ExclusiveSum(temp.data(), bytes, flag.data(), below.data(), keys + 1, s));
-  ctx.wait();
-  d.below = below.data();
+  d.below = below.data();  // read by the window kernel, next on the stream
   return d;
 }
 
@@ -906,23 +906,41 @@ void clusters_of(RunContext& ctx, const NdView<D>& v, uint32_t nb, int64_t minpo
   stats.t_label += sw.lap();
 }
 
+// The grid of n device-resident points and their core flags at minpoints
+// (count: see core_kernel), timed into stats.
+template <int D>
+struct CoreStage {
+  NdGridDev<D> g;
+  uint32_t nb;  // the neighbour stages' batches
+  device_buffer<uint8_t> core;
+};
+
+template <int D>
+CoreStage<D> grid_and_core(RunContext& ctx, const double* coords, uint32_t n, double eps,
+                           int64_t minpoints, const Options& opts, uint32_t* count,
+                           gd_run_stats& stats, Stopwatch& sw) {
+  CoreStage<D> c;
+  c.g = build_grid<D>(ctx, coords, n, eps, minpoints);
+  stats.cells = c.g.ncells;
+  stats.t_sort += sw.lap();
+  c.nb = plan_batches(c.g.work, n, opts);
+  stats.batches += c.nb;
+  c.core = ctx.alloc<uint8_t>(n, "core flags");
+  core_flags<D>(ctx, c.g.view(), c.nb, minpoints, c.core.data(), count);
+  stats.t_core += sw.lap();
+  return c;
+}
+
 // The pipeline on device-resident coordinates (see clusters_of).
 template <int D>
 void cluster_nd_on_device(RunContext& ctx, const double* coords, uint32_t n,
                           const gd_params& params, const Options& opts, gd_run_stats& stats,
                           Stopwatch& sw, uint32_t* d_rep, uint8_t* core_out) {
-  NdGridDev<D> g = build_grid<D>(ctx, coords, n, params.eps, params.minpoints);
-  stats.cells = g.ncells;
-  stats.t_sort += sw.lap();
-  const NdView<D> v = g.view();
-  const uint32_t nb = plan_batches(g.work, n, opts);
-  stats.batches += nb;
-  auto core = ctx.alloc<uint8_t>(n, "core flags");
-  core_flags<D>(ctx, v, nb, params.minpoints, core.data(), nullptr);
-  stats.t_core += sw.lap();
+  const CoreStage<D> c = grid_and_core<D>(ctx, coords, n, params.eps, params.minpoints, opts,
+                                           nullptr, stats, sw);
   auto parent = ctx.alloc<uint32_t>(n, "union-find parents");
-  clusters_of<D>(ctx, v, nb, params.minpoints, core.data(), false, parent.data(), stats, sw,
-                 d_rep, core_out);
+  clusters_of<D>(ctx, c.g.view(), c.nb, params.minpoints, c.core.data(), false, parent.data(),
+                 stats, sw, d_rep, core_out);
 }
 
 // A sweep: one grid and one count of neighbours up to the largest value's
@@ -939,16 +957,12 @@ void sweep_nd_on_device(RunContext& ctx, const double* coords, uint32_t n,
                         const SweepEmit& emit, uint32_t* rep, uint32_t* const* out,
                         gd_run_stats& stats, Stopwatch& sw) {
   // Estimated at the largest value: a cell dense there is dense at all.
-  NdGridDev<D> g = build_grid<D>(ctx, coords, n, params.eps, levels.back());
-  stats.cells = g.ncells;
-  stats.t_sort += sw.lap();
-  const NdView<D> v = g.view();
-  const uint32_t nb = plan_batches(g.work, n, Options());
-  stats.batches += nb;
-  auto core = ctx.alloc<uint8_t>(n, "core flags");
   auto count = ctx.alloc<uint32_t>(n, "neighbour counts");
-  core_flags<D>(ctx, v, nb, levels.back(), core.data(), count.data());
-  stats.t_core += sw.lap();
+  CoreStage<D> c = grid_and_core<D>(ctx, coords, n, params.eps, levels.back(), Options(),
+                                     count.data(), stats, sw);
+  const NdView<D> v = c.g.view();
+  const uint32_t nb = c.nb;
+  device_buffer<uint8_t>& core = c.core;
   auto parent = ctx.alloc<uint32_t>(n, "union-find parents");
   // One copy at a time; pending is joined before the next one starts and
   // before the buffers go (declared after them: destroyed first).
