@@ -322,6 +322,17 @@ gd_status	gd_neighbour_pairs_nd(const double *coords, int dims,
 								  gd_pair_list *out, gd_error *err);
 
 /*
+ * The same pairs less those that are neighbours at inner too (inner >= 0;
+ * a negative inner excludes none): the pairs in the band between the two
+ * thresholds, by the same predicate at each.
+ */
+gd_status	gd_neighbour_pairs_nd_band(const double *coords, int dims,
+									   const uint8_t *row_kind, int64_t nrows,
+									   double inner, double eps,
+									   const gd_params *params, gd_pair_list *out,
+									   gd_error *err);
+
+/*
  * The distance half of the 2D neighbour test, sqrt(dx*dx + dy*dy) <= eps in
  * IEEE double (no fused multiply-add), symmetric: 1 or 0.  The query-box
  * half is the caller's (for non-point rows it is PostGIS's envelope test).

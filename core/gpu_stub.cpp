@@ -29,7 +29,7 @@ void gpu_nd_sweep(const NdPointsView&, const gd_params&, const std::vector<int64
 }
 
 void gpu_nd_pairs(const NdPointsView&, const uint32_t*, double, const gd_params&,
-                  const CancelToken&, gd_pair_list*, int64_t) {
+                  const CancelToken&, gd_pair_list*, int64_t, double) {
   throw Error(GD_ERR_NO_DEVICE, "gpu_dbscan was built without CUDA");
 }
 

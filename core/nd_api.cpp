@@ -303,9 +303,16 @@ gd_status gd_cluster_points_nd_sweep_by(const double* coords, int dims, const ui
 gd_status gd_neighbour_pairs_nd(const double* coords, int dims, const uint8_t* row_kind,
                                 int64_t nrows, double eps, const gd_params* params,
                                 gd_pair_list* out, gd_error* err) {
+  return gd_neighbour_pairs_nd_band(coords, dims, row_kind, nrows, -1, eps, params, out, err);
+}
+
+gd_status gd_neighbour_pairs_nd_band(const double* coords, int dims, const uint8_t* row_kind,
+                                     int64_t nrows, double inner, double eps,
+                                     const gd_params* params, gd_pair_list* out, gd_error* err) {
   return guarded(err, [&] {
     gd_params defaults;
     params = check_pair_search(out, eps, nrows, params, &defaults);
+    if (std::isnan(inner)) invalid("inner must not be NaN");
     check_dims(dims);
     if (nrows > 0 && !row_kind) invalid("row_kind is NULL");
     std::vector<uint32_t> row_of;
@@ -313,7 +320,7 @@ gd_status gd_neighbour_pairs_nd(const double* coords, int dims, const uint8_t* r
     gd::CancelToken cancel(*params);
     gd::nd_neighbour_pairs(
         gd::NdPointsView{pts.data(), dims, static_cast<uint32_t>(row_of.size())}, row_of.data(),
-        eps, *params, cancel, out);
+        eps, *params, cancel, out, gd::default_max_pairs(), inner);
   });
 }
 

@@ -1,8 +1,9 @@
-// nd_pairs.cpp — every pair of n-D points within a threshold (see
-// nd_points.hpp): the geography path asks for the pairs of unit-sphere
-// points within a chord a little longer than eps and decides each with
-// PostGIS.  Each pair is found once, from its smaller sorted position; the
-// list is counted before it is written (pair_collect.hpp).
+// nd_pairs.cpp — every pair of n-D points within a threshold, or within it
+// and not within an inner one (see nd_points.hpp): the geography path asks
+// for the pairs of unit-sphere points near the edge of its chord, or within
+// a chord a little longer than eps, and decides them with PostGIS.  Each
+// pair is found once, from its smaller sorted position; the list is counted
+// before it is written (pair_collect.hpp).
 #include <algorithm>
 
 #include "cpu_phases.hpp"
@@ -13,20 +14,21 @@ namespace gd {
 
 void nd_neighbour_pairs(const NdPointsView& pts, const uint32_t* row_of, double eps,
                         const gd_params& params, const CancelToken& cancel, gd_pair_list* out,
-                        int64_t max_pairs) {
+                        int64_t max_pairs, double inner) {
   out->pairs = nullptr;
   out->count = 0;
   if (pts.n < 2) return;
   if (params.backend == GD_BACKEND_GPU && pts.dims >= 3) {  // the device's grid: 3 to 8
-    gpu_nd_pairs(pts, row_of, eps, params, cancel, out, max_pairs);
+    gpu_nd_pairs(pts, row_of, eps, params, cancel, out, max_pairs, inner);
     return;
   }
   ThreadTeam team(resolve_threads(params, pts.n), cancel);
-  nd_neighbour_pairs(build_nd_grid(pts, eps, false, team), row_of, eps, team, out, max_pairs);
+  nd_neighbour_pairs(build_nd_grid(pts, eps, false, team), row_of, eps, team, out, max_pairs,
+                     inner);
 }
 
 void nd_neighbour_pairs(const NdGrid& grid, const uint32_t* row_of, double eps, ThreadTeam& team,
-                        gd_pair_list* out, int64_t max_pairs) {
+                        gd_pair_list* out, int64_t max_pairs, double inner) {
   out->pairs = nullptr;
   out->count = 0;
   const CancelToken& cancel = team.cancel();
@@ -48,7 +50,8 @@ void nd_neighbour_pairs(const NdGrid& grid, const uint32_t* row_of, double eps, 
               const double* pp = grid.point(p);
               for (int r = 0; r < nrows; ++r) {
                 for (uint32_t q = std::max(rows[r].begin, p + 1); q < rows[r].end; ++q) {
-                  if (within_eps_d<D>(pp, grid.point(q), eps))
+                  if (within_eps_d<D>(pp, grid.point(q), eps) &&
+                      !(inner >= 0 && within_eps_d<D>(pp, grid.point(q), inner)))
                     emit(ordered_pair(row_of[perm[p]], row_of[perm[q]]));
                 }
                 poller.add(rows[r].end - rows[r].begin);

@@ -149,21 +149,23 @@ void gpu_nd_sweep(const NdPointsView& pts, const gd_params& params,
 
 // Every pair of points within eps under the n-D predicate, as the rows
 // (row_of[point index], increasing) i < j, into out (malloc'ed), on the
-// back end params.backend names.  More than max_pairs pairs: GD_ERR_NOMEM,
-// before the list is allocated.
+// back end params.backend names; with inner >= 0, only those not within
+// inner too (a band).  More than max_pairs pairs: GD_ERR_NOMEM, before the
+// list is allocated.
 void nd_neighbour_pairs(const NdPointsView& pts, const uint32_t* row_of, double eps,
                         const gd_params& params, const CancelToken& cancel, gd_pair_list* out,
-                        int64_t max_pairs = default_max_pairs());
+                        int64_t max_pairs = default_max_pairs(), double inner = -1);
 
 // nd_neighbour_pairs on the GPU (cuda/nd_dbscan.cu, or the stub): the same
 // pairs (in another order) from the device's grid of 3 to 8 dimensions.
 void gpu_nd_pairs(const NdPointsView& pts, const uint32_t* row_of, double eps,
                   const gd_params& params, const CancelToken& cancel, gd_pair_list* out,
-                  int64_t max_pairs);
+                  int64_t max_pairs, double inner);
 
 // The same over a grid of the points already built (coarse or fine cells,
 // complete for eps), on team.
 void nd_neighbour_pairs(const NdGrid& grid, const uint32_t* row_of, double eps, ThreadTeam& team,
-                        gd_pair_list* out, int64_t max_pairs = default_max_pairs());
+                        gd_pair_list* out, int64_t max_pairs = default_max_pairs(),
+                        double inner = -1);
 
 }  // namespace gd

@@ -730,11 +730,14 @@ __global__ void final_kernel(NdView<D> g, const uint8_t* __restrict__ core, uint
 }
 
 // The pairs of nd_neighbour_pairs found from sorted point i: the points
-// q > i of its window within eps (all of a cell wholly within reach).
+// q > i of its window within eps (all of a cell wholly within reach) and,
+// with inner >= 0, not within inner (none of a cell wholly within inner).
 template <int D, class Emit>
-__device__ __forceinline__ void pairs_from(const NdView<D>& g, uint32_t i, Emit&& emit) {
+__device__ __forceinline__ void pairs_from(const NdView<D>& g, uint32_t i, double inner,
+                                           Emit&& emit) {
   double p[D];
   load(g, i, p);
+  const bool band = inner >= 0;
   const CellRange* win = g.win + static_cast<size_t>(g.cell_of[i]) * g.nwin;
   for (int r = 0; r < g.nwin; ++r) {
     for (uint32_t n = win[r].lo; n < win[r].hi; ++n) {
@@ -742,34 +745,38 @@ __device__ __forceinline__ void pairs_from(const NdView<D>& g, uint32_t i, Emit&
       if (qe <= i + 1) continue;
       const BoxD<D> b = g.box[n];
       if (!box_near<D>(p, b, g.eps)) continue;
-      const bool all = box_all<D>(p, b, g.eps);
+      if (band && box_all<D>(p, b, inner)) continue;
+      const bool all = box_all<D>(p, b, g.eps) && !band;
       for (uint32_t q = max(g.start[n], i + 1); q < qe; ++q)
-        if (all || within_eps_d<D>(p, g.point(q), g.eps)) emit(q);
+        if (all || (within_eps_d<D>(p, g.point(q), g.eps) &&
+                    !(band && within_eps_d<D>(p, g.point(q), inner))))
+          emit(q);
     }
   }
 }
 
 template <int D>
-__global__ void pair_count_kernel(NdView<D> g, Batch batch, const volatile int* stop,
-                                  uint64_t* __restrict__ count) {
+__global__ void pair_count_kernel(NdView<D> g, double inner, Batch batch,
+                                  const volatile int* stop, uint64_t* __restrict__ count) {
   if (cancelled(stop)) return;
   uint32_t i;
   if (!batch_point(batch, g.n, &i)) return;
   uint64_t k = 0;
-  pairs_from<D>(g, i, [&](uint32_t) { ++k; });
+  pairs_from<D>(g, i, inner, [&](uint32_t) { ++k; });
   count[i] = k;
 }
 
 template <int D>
-__global__ void pair_write_kernel(NdView<D> g, const uint32_t* __restrict__ row, uint32_t first,
-                                  uint32_t end, PairOffsets offsets, const volatile int* stop) {
+__global__ void pair_write_kernel(NdView<D> g, double inner, const uint32_t* __restrict__ row,
+                                  uint32_t first, uint32_t end, PairOffsets offsets,
+                                  const volatile int* stop) {
   if (cancelled(stop)) return;
   const uint64_t t = first + static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (t >= end) return;
   const uint32_t i = static_cast<uint32_t>(t);
   PairSlot slot = offsets.slot(i);
   const uint32_t ri = row[i];
-  pairs_from<D>(g, i, [&](uint32_t q) { slot.put(ordered_pair(ri, row[q])); });
+  pairs_from<D>(g, i, inner, [&](uint32_t q) { slot.put(ordered_pair(ri, row[q])); });
   slot.finish();
 }
 
@@ -994,12 +1001,13 @@ void sweep_nd_on_device(RunContext& ctx, const double* coords, uint32_t n,
   stats.t_transfer += down_s;
 }
 
-// The pairs of n device-resident points within eps (d_row_of: each
-// point's row) into out, on the grid of a clustering that no cell's size
-// lets skip its search.
+// The pairs of n device-resident points within eps, not within inner when
+// inner >= 0 (d_row_of: each point's row) into out, on the grid of a
+// clustering that no cell's size lets skip its search.
 template <int D>
 void nd_pairs_on_device(RunContext& ctx, const double* coords, uint32_t n, double eps,
-                        const uint32_t* d_row_of, int64_t max_pairs, gd_pair_list* out) {
+                        double inner, const uint32_t* d_row_of, int64_t max_pairs,
+                        gd_pair_list* out) {
   NdGridDev<D> g = build_grid<D>(ctx, coords, n, eps, static_cast<int64_t>(n) + 1);
   const NdView<D> v = g.view();
   const uint32_t nb = plan_batches(g.work, n, Options());
@@ -1012,13 +1020,13 @@ void nd_pairs_on_device(RunContext& ctx, const double* coords, uint32_t n, doubl
       ctx, n, max_pairs, "neighbour pairs",
       [&](uint64_t* count) {
         launch_batches(ctx, n, nb, [&](Batch b, unsigned blocks) {
-          pair_count_kernel<D><<<blocks, kBlock, 0, s>>>(v, b, stop, count);
+          pair_count_kernel<D><<<blocks, kBlock, 0, s>>>(v, inner, b, stop, count);
           GD_CHECK_LAUNCH("nd pair_count_kernel");
         });
       },
       [&](uint32_t a, uint32_t b, const PairOffsets& offsets) {
-        pair_write_kernel<D><<<grid_for(b - a), kBlock, 0, s>>>(v, row.data(), a, b, offsets,
-                                                                stop);
+        pair_write_kernel<D><<<grid_for(b - a), kBlock, 0, s>>>(v, inner, row.data(), a, b,
+                                                                offsets, stop);
         GD_CHECK_LAUNCH("nd pair_write_kernel");
       },
       out);
@@ -1131,7 +1139,7 @@ void sweep_nd_host(const NdPointsView& pts, const gd_params& params,
   stats.t_total = total.lap();
 }
 
-void nd_pairs_host(const NdPointsView& pts, const uint32_t* row_of, double eps,
+void nd_pairs_host(const NdPointsView& pts, const uint32_t* row_of, double eps, double inner,
                    const gd_params& params, const CancelToken& cancel, gd_pair_list* out,
                    int64_t max_pairs) {
   RunContext ctx(params.device, params.device_memory_budget, cancel);
@@ -1145,8 +1153,8 @@ void nd_pairs_host(const NdPointsView& pts, const uint32_t* row_of, double eps,
   CUDA_TRY(cudaMemcpyAsync(rows.data(), row_of, sizeof(uint32_t) * pts.n, cudaMemcpyHostToDevice,
                            s));
   with_dims(pts.dims, [&](auto d) {
-    nd_pairs_on_device<decltype(d)::value>(ctx, coords.data(), pts.n, eps,
-                                           rows.data(), max_pairs, out);
+    nd_pairs_on_device<decltype(d)::value>(ctx, coords.data(), pts.n, eps, inner, rows.data(),
+                                           max_pairs, out);
   });
 }
 
@@ -1193,9 +1201,9 @@ void gpu_nd_sweep(const NdPointsView& pts, const gd_params& params,
 
 void gpu_nd_pairs(const NdPointsView& pts, const uint32_t* row_of, double eps,
                   const gd_params& params, const CancelToken& cancel, gd_pair_list* out,
-                  int64_t max_pairs) {
+                  int64_t max_pairs, double inner) {
   try {
-    cuda::nd_pairs_host(pts, row_of, eps, params, cancel, out, max_pairs);
+    cuda::nd_pairs_host(pts, row_of, eps, inner, params, cancel, out, max_pairs);
   } catch (const Error& e) {
     cuda::reset_after(e);
     throw;

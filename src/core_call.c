@@ -415,6 +415,7 @@ typedef struct PairsCall
 	const gd_box *boxes;		/* 2D geometry rows' boxes */
 	const uint8_t *row_kind;
 	int64_t		nrows;
+	double		inner;			/* n-D: the pairs within it left out (< 0: none) */
 	double		eps;
 	gd_pair_list *out;
 } PairsCall;
@@ -431,8 +432,8 @@ call_pairs(const void *arg, gd_backend backend, gd_run_stats *stats, gd_error *e
 	gd_progress_phase(GD_PHASE_PAIRS);
 	if (c->boxes)
 		return gd_candidate_pairs(c->boxes, c->row_kind, c->nrows, c->eps, &params, c->out, err);
-	return gd_neighbour_pairs_nd(c->coords, c->dims, c->row_kind, c->nrows, c->eps, &params,
-								 c->out, err);
+	return gd_neighbour_pairs_nd_band(c->coords, c->dims, c->row_kind, c->nrows, c->inner,
+									  c->eps, &params, c->out, err);
 }
 
 /* A pair search on the back end gpu_dbscan.backend chooses (see core_call.h). */
@@ -449,9 +450,9 @@ run_pairs(const PairsCall *c)
 /* Neighbour pairs of n-D points (see core_call.h). */
 void
 core_neighbour_pairs_nd(const double *coords, int dims, const uint8_t *row_kind,
-						int64_t nrows, double eps, gd_pair_list *out)
+						int64_t nrows, double inner, double eps, gd_pair_list *out)
 {
-	PairsCall	c = {coords, dims, NULL, row_kind, nrows, eps, out};
+	PairsCall	c = {coords, dims, NULL, row_kind, nrows, inner, eps, out};
 
 	run_pairs(&c);
 }
@@ -461,7 +462,7 @@ void
 core_candidate_pairs(const gd_box *boxes, const uint8_t *row_kind, int64_t nrows,
 					 double eps, gd_pair_list *out)
 {
-	PairsCall	c = {NULL, 2, boxes, row_kind, nrows, eps, out};
+	PairsCall	c = {NULL, 2, boxes, row_kind, nrows, -1, eps, out};
 
 	run_pairs(&c);
 }

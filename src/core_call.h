@@ -43,12 +43,14 @@ extern void core_cluster_points_nd(const double *coords, int dims, const uint8_t
 								   int64_t nrows, int64_t npoints, const ClusterJob *job);
 
 /*
- * Pairs of n-D points within eps, searched on the back end gpu_dbscan.backend
+ * Pairs of n-D points within eps and, with inner >= 0, not within inner
+ * (gd_neighbour_pairs_nd_band), searched on the back end gpu_dbscan.backend
  * chooses (the exact test and the graph stay on the CPU); free with
  * gd_pair_list_free.
  */
 extern void core_neighbour_pairs_nd(const double *coords, int dims, const uint8_t *row_kind,
-									int64_t nrows, double eps, gd_pair_list *out);
+									int64_t nrows, double inner, double eps,
+									gd_pair_list *out);
 
 /* Candidate pairs of 2D geometry rows from their boxes, likewise. */
 extern void core_candidate_pairs(const gd_box *boxes, const uint8_t *row_kind, int64_t nrows,

@@ -40,6 +40,7 @@
 #include <math.h>
 
 #include "catalog/pg_type.h"
+#include "miscadmin.h"
 #include "utils/memutils.h"
 
 #include "cluster.h"
@@ -154,16 +155,16 @@ typedef struct GeogTest
 	char	   *points;			/* each point row serialized, GSERIALIZED_POINT_SIZE apart */
 	double		eps;
 	const double *xyz;			/* each row's unit vector (unit_vectors) */
-	double		inside;			/* a squared chord this short is within eps (inner_chord) */
+	double		inside;			/* a chord this short is within eps (inner_chord; < 0: none) */
 } GeogTest;
 
 /*
- * The square of a chord below which two of our unit vectors are certainly
+ * The chord below which two of our unit vectors are certainly
  * within eps by PostGIS's own test, or -1 where no chord is: the mirror of
  * the widened chord of the pair list (see the file comment).  The angle is
  * narrowed by 1e-9 of itself and 1e-10 rad (a hundred thousand times the
  * two sides' errors of about 1e-15 rad together), the chord by 1e-12 of
- * itself and 1e-12, more than the rounding of the chord's own square.  A
+ * itself and 1e-12, more than the rounding of a chord's square.  A
  * pair inside it is within eps without st_dwithin; the pairs between it and
  * the list's chord (about 1e-9 of eps wide) are decided by st_dwithin.
  */
@@ -176,7 +177,7 @@ inner_chord(double eps, double radius)
 	if (theta <= 0)
 		return -1;
 	chord = 2.0 * sin(Min(theta, M_PI) / 2) * (1 - 1e-12) - 1e-12;
-	return chord > 0 ? chord * chord : -1;
+	return chord > 0 ? chord : -1;
 }
 
 /*
@@ -194,13 +195,59 @@ geog_dwithin(void *arg, gd_pair p)
 				d2 = a[2] - b[2];
 
 	/* a symmetric relation: both ends see each other */
-	if (d0 * d0 + d1 * d1 + d2 * d2 <= t->inside)
+	if (t->inside >= 0 && d0 * d0 + d1 * d1 + d2 * d2 <= t->inside * t->inside)
 		return GD_EDGE_BOTH;
 	return DatumGetBool(FunctionCall4(t->dwithin,
 									  PointerGetDatum(t->points + (int64) p.i * GSERIALIZED_POINT_SIZE),
 									  PointerGetDatum(t->points + (int64) p.j * GSERIALIZED_POINT_SIZE),
 									  Float8GetDatum(t->eps), BoolGetDatum(false))) ?
 		GD_EDGE_BOTH : 0;
+}
+
+/* The chord of the pair list: every pair within eps is within it (file comment). */
+static double
+outer_chord(double eps, double radius)
+{
+	double		theta = eps / radius * (1 + 1e-9) + 1e-12;
+	double		chord = theta >= M_PI ? 2.0 : 2.0 * sin(theta / 2);
+
+	return chord * (1 + 1e-12) + 1e-12;
+}
+
+/*
+ * PostGIS's answer on each pair of band (the pairs between the two chords):
+ * *taken and *left count the yes and no.  The list is freed.
+ */
+static void
+decide_band(gd_pair_list *band, GeogTest *test, int64 *taken, int64 *left)
+{
+	MemoryContext scratch = AllocSetContextCreate(CurrentMemoryContext, "gpu_dbscan band",
+												  ALLOCSET_SMALL_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(scratch);
+
+	*taken = *left = 0;
+	PG_TRY();
+	{
+		for (int64 k = 0; k < band->count; k++)
+		{
+			if (k % 1024 == 0)
+			{
+				CHECK_FOR_INTERRUPTS();
+				MemoryContextReset(scratch);
+			}
+			if (geog_dwithin(test, band->pairs[k]))
+				(*taken)++;
+			else
+				(*left)++;
+		}
+	}
+	PG_FINALLY();
+	{
+		gd_pair_list_free(band);
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(scratch);
 }
 
 /* Geography points (see cluster.h and the file comment). */
@@ -212,8 +259,9 @@ cluster_geography(const Rows *rows, const ClusterJob *job)
 	GeogTest	test;
 	double	   *xyz;
 	double		radius;
-	double		theta;
-	double		chord;
+	double		outer;
+	int64		taken;
+	int64		left;
 	gd_pair_list list;
 	instr_time	start;
 	int64		r;
@@ -249,9 +297,25 @@ cluster_geography(const Rows *rows, const ClusterJob *job)
 	xyz = unit_vectors(rows);
 	test.xyz = xyz;
 	test.inside = inner_chord(job->eps, radius);
-	theta = job->eps / radius * (1 + 1e-9) + 1e-12;
-	chord = theta >= M_PI ? 2.0 : 2.0 * sin(theta / 2);
-	chord = chord * (1 + 1e-12) + 1e-12;
-	core_neighbour_pairs_nd(xyz, 3, rows->kind, nrows, chord, &list);
+	outer = outer_chord(job->eps, radius);
+
+	/*
+	 * Where PostGIS says the same of every pair between the two chords (on
+	 * data that is not built on eps, there is rarely a pair there at all),
+	 * the relation is the chord's at one threshold: the unit vectors are
+	 * clustered as 3-D points, on the back end gpu_dbscan.backend chooses,
+	 * with no list of pairs.
+	 */
+	core_neighbour_pairs_nd(xyz, 3, rows->kind, nrows, test.inside, outer, &list);
+	decide_band(&list, &test, &taken, &left);
+	if (left == 0 || (taken == 0 && test.inside >= 0))
+	{
+		ClusterJob	chords = *job;
+
+		chords.eps = left == 0 ? outer : test.inside;
+		core_cluster_points_nd(xyz, 3, rows->kind, nrows, rows->npoints, &chords);
+		return;
+	}
+	core_neighbour_pairs_nd(xyz, 3, rows->kind, nrows, -1, outer, &list);
 	cluster_pairs(&list, geog_dwithin, &test, rows, job, start);
 }

@@ -115,15 +115,18 @@ TEST(GpuPairs, CandidatePairLimitIsACleanError) {
   gd_pair_list_free(&list);
 }
 
-// gd_neighbour_pairs_nd's list, sorted, checked for order.
+// gd_neighbour_pairs_nd_band's list (inner < 0: gd_neighbour_pairs_nd's),
+// sorted, checked for order.
 std::vector<std::pair<uint32_t, uint32_t>> nd_pairs(const NdRows& r, double eps,
-                                                    gd_backend backend, size_t budget = 0) {
+                                                    gd_backend backend, size_t budget = 0,
+                                                    double inner = -1) {
   gd_params p = test_params(eps, 0, backend, 0, budget);
   gd_pair_list list;
   gd_error err;
   std::vector<std::pair<uint32_t, uint32_t>> out;
-  EXPECT_EQ(gd_neighbour_pairs_nd(r.coords.data(), r.dims, r.kinds.data(),
-                                  static_cast<int64_t>(r.size()), eps, &p, &list, &err),
+  EXPECT_EQ(gd_neighbour_pairs_nd_band(r.coords.data(), r.dims, r.kinds.data(),
+                                       static_cast<int64_t>(r.size()), inner, eps, &p, &list,
+                                       &err),
             GD_OK)
       << err.message;
   for (int64_t k = 0; k < list.count; ++k) {
@@ -186,6 +189,25 @@ TEST(GpuPairs, NeighbourPairsNdMatchTheDefinitionAndTheCpu) {
   }
   NdRows dense = blobs(4, 50000, 3, 10, 0.3, 9);
   EXPECT_EQ(nd_pairs(dense, 0.2, GD_BACKEND_GPU), nd_pairs(dense, 0.2, GD_BACKEND_CPU));
+}
+
+// The band between two chords (the geography path's edge pairs): the
+// CPU's pairs, dense cells wholly within the inner chord skipped.
+TEST(GpuPairs, NeighbourPairBandsMatchTheCpu) {
+  GD_REQUIRE_GPU();
+  NdRows s = sphere(200000, 8);
+  for (double chord : {1e-4, 3e-3, 0.02})
+    for (double inner : {-1.0, 0.0, chord * 0.5, chord * (1 - 1e-9), chord}) {
+      const auto cpu = nd_pairs(s, chord, GD_BACKEND_CPU, 0, inner);
+      EXPECT_EQ(nd_pairs(s, chord, GD_BACKEND_GPU, 0, inner), cpu)
+          << "chord " << chord << " inner " << inner;
+      if (inner == chord) {
+        EXPECT_TRUE(cpu.empty());
+      }
+    }
+  NdRows dense = blobs(4, 50000, 3, 10, 0.3, 9);
+  EXPECT_EQ(nd_pairs(dense, 0.2, GD_BACKEND_GPU, 0, 0.1),
+            nd_pairs(dense, 0.2, GD_BACKEND_CPU, 0, 0.1));
 }
 
 TEST(GpuPairs, NeighbourPairLimitIsACleanError) {

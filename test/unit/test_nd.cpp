@@ -330,6 +330,50 @@ TEST(Nd, NeighbourPairsMatchBruteForce) {
   }
 }
 
+// The band between two thresholds: the pairs within eps that are not
+// within inner, by the same predicate at each (gd_neighbour_pairs_nd_band).
+TEST(Nd, NeighbourPairsBandMatchBruteForce) {
+  for (int dims : {3, 5}) {
+    NdRows r = blobs(dims, 900, 4, 20, 1.0, 50 + dims);
+    r.kinds[5] = GD_ROW_NULL;
+    r.kinds[9] = GD_ROW_EMPTY;
+    struct Band {
+      double inner, eps;
+    };
+    for (const Band& b : {Band{0.3, 0.5}, Band{0.0, 0.4}, Band{-1, 0.5}, Band{0.7, 0.7},
+                          Band{0.5, 1.5}}) {
+      std::set<std::pair<uint32_t, uint32_t>> want;
+      for (size_t i = 0; i < r.size(); ++i)
+        for (size_t j = i + 1; j < r.size(); ++j)
+          if (r.kinds[i] == GD_ROW_POINT && r.kinds[j] == GD_ROW_POINT &&
+              ref_within_nd(r.at(i), r.at(j), dims, b.eps) &&
+              !(b.inner >= 0 && ref_within_nd(r.at(i), r.at(j), dims, b.inner)))
+            want.emplace(static_cast<uint32_t>(i), static_cast<uint32_t>(j));
+      gd_pair_list list;
+      gd_error err;
+      ASSERT_EQ(gd_neighbour_pairs_nd_band(r.coords.data(), dims, r.kinds.data(),
+                                           static_cast<int64_t>(r.size()), b.inner, b.eps,
+                                           nullptr, &list, &err),
+                GD_OK)
+          << err.message;
+      std::set<std::pair<uint32_t, uint32_t>> got;
+      for (int64_t k = 0; k < list.count; ++k) got.emplace(list.pairs[k].i, list.pairs[k].j);
+      EXPECT_EQ(static_cast<size_t>(list.count), got.size());
+      EXPECT_EQ(got, want) << dims << "-D, band (" << b.inner << ", " << b.eps << "]";
+      if (b.inner == b.eps) {
+        EXPECT_TRUE(want.empty());
+      }
+      gd_pair_list_free(&list);
+    }
+  }
+  gd_pair_list list;
+  gd_error err;
+  const double c[3] = {0, 0, 0};
+  const uint8_t k[1] = {GD_ROW_POINT};
+  EXPECT_EQ(gd_neighbour_pairs_nd_band(c, 3, k, 1, std::nan(""), 1.0, nullptr, &list, &err),
+            GD_ERR_INVALID);
+}
+
 // Every pair within eps lies in each other's window, for coarse and fine
 // cells, with the rounding of large offsets and tiny eps.
 TEST(Nd, WindowHoldsEveryNeighbour) {
