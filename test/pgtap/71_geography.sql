@@ -9,7 +9,8 @@
 -- GeoNames cities near the antimeridian and the poles plus a sample of the
 -- rest.  eps from 0 and 1 m to more than half the circumference.  Then each
 -- of 300 pairs alone with eps = its rounded ST_Distance: clustered exactly
--- when ST_DWithin says so.
+-- when ST_DWithin says so; and pairs that near the edge of eps with both
+-- answers in one partition.
 \ir lib/prelude.sql
 \ir lib/reference_dbscan.sql
 
@@ -177,7 +178,24 @@ FROM (SELECT k,
 				   (random() - 0.5) * power(10, -4 + 5 * random()) AS dlat
 			FROM generate_series(1, 300) AS k) r) p;
 
-SELECT plan(4 + (SELECT count(*)::int FROM gd_test.geo_cases));
+-- One partition whose pairs near the edge of eps get both answers from
+-- ST_DWithin: a pair at eps = its ST_Distance, copies of it turned about the
+-- polar axis by whole degrees (the same distance, other roundings), one that
+-- ST_DWithin takes and one it does not (src/geography.c: then the whole list
+-- of pairs, not one chord, decides).
+CREATE TABLE gd_test.turned AS
+WITH e AS (SELECT ST_Distance(ST_MakePoint(10.123, 45.678)::geography,
+							  ST_MakePoint(10.1234567, 45.6781234)::geography, false) AS eps)
+SELECT k, eps, ST_MakePoint(-170.123 + k, 45.678)::geography AS a,
+	   ST_MakePoint(-170.1234567 + k, 45.6781234)::geography AS b
+FROM e, generate_series(0, 300) k;
+CREATE TABLE gd_test.mixed_band AS
+SELECT row_number() OVER (ORDER BY within DESC, side) AS id, eps, g, within
+FROM (SELECT DISTINCT ON (within) k, eps, a, b, ST_DWithin(a, b, eps, false) AS within
+	  FROM gd_test.turned ORDER BY within, k) t,
+	 LATERAL (VALUES (1, a), (2, b)) v(side, g);
+
+SELECT plan(5 + (SELECT count(*)::int FROM gd_test.geo_cases));
 
 SELECT ok((SELECT count(*) FROM gd_test.geo_pairs) > 20000, 'reference pairs computed');
 SELECT ok((SELECT count(*) FROM (
@@ -207,6 +225,11 @@ SELECT is((SELECT count(*)::int
 SELECT ok((SELECT count(*) FILTER (WHERE ST_DWithin(a, b, eps, false)) BETWEEN 30 AND 270
 		   FROM gd_test.edge_pairs),
 		  'the edge pairs fall on both sides of eps');
+SELECT is((SELECT array_agg(format('%s %s', within, c) ORDER BY id)
+		   FROM (SELECT id, within, gpu_dbscan(g, eps, 2) OVER (ORDER BY id) AS c
+				 FROM gd_test.mixed_band) s),
+		  ARRAY['t 0', 't 0', 'f ', 'f '],
+		  'pairs near the edge of eps with both answers in one partition: the taken pair together, the other noise');
 
 SELECT * FROM finish();
 ROLLBACK;
