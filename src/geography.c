@@ -4,16 +4,20 @@
  * neighbours when PostGIS's st_dwithin(geog_i, geog_j, eps, false) says so;
  * the rules and ids are those of gpu_dbscan.
  *
- * The pairs to test come from the core: each point goes to the unit sphere
- * (x, y, z), and gd_neighbour_pairs_nd lists the pairs whose chord is within
- * 2 sin(theta / 2), theta = eps / R widened by a margin, R the radius of the
- * sphere PostGIS uses for the partition's SRID.  A listed pair whose chord
- * is well inside eps (inner_chord: theta narrowed by the same kind of
- * margin) is a pair of neighbours; any other is decided by PostGIS's own
- * st_dwithin(geography, geography, float8, boolean) with use_spheroid
- * false, called through fmgr (on clustered data nearly every listed pair is
- * well inside, and the call cost about 0.5 us a pair); the core's graph
- * clustering runs the job (ids, point types, a sweep) on the pairs that
+ * Each point goes to the unit sphere (x, y, z).  Every pair within eps has
+ * its chord within 2 sin(theta / 2), theta = eps / R widened by a margin
+ * (outer_chord), R the radius of the sphere PostGIS uses for the
+ * partition's SRID; every pair whose chord is within theta narrowed by the
+ * same kind of margin (inner_chord) is within eps.  Only the pairs between
+ * the two chords need PostGIS's own st_dwithin(geography, geography,
+ * float8, boolean) with use_spheroid false, called through fmgr.  The core
+ * lists that band first (gd_neighbour_pairs_nd_band); where st_dwithin says
+ * the same of all of its pairs (almost always: the band is about 1e-9 of
+ * eps wide), the relation is the chord's at one threshold, and the unit
+ * vectors are clustered as 3-D points at it (core_cluster_points_nd: ids,
+ * point types, a sweep; no list of pairs).  Otherwise the core lists every
+ * pair within the outer chord, st_dwithin decides those outside the inner
+ * one, and the core's graph clustering runs the job on the pairs that
  * pass.
  *
  * Why no pair within eps is missed: for two points PostGIS computes
@@ -31,9 +35,9 @@
  * need no care: the antimeridian is no seam on the sphere, and a pole is one
  * point whatever its longitude.
  *
- * Only points (rows.c refuses other geographies).  The pair search runs
- * where gpu_dbscan.backend says (core_neighbour_pairs_nd); the exact tests
- * and the graph run here, on the CPU.
+ * Only points (rows.c refuses other geographies).  The searches and the
+ * clustering as points run where gpu_dbscan.backend says; the st_dwithin
+ * calls and the graph of the full pair path run here, on the CPU.
  */
 #include "postgres.h"
 
