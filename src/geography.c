@@ -156,7 +156,9 @@ unit_vectors(const Rows *rows)
 typedef struct GeogTest
 {
 	FmgrInfo   *dwithin;
-	char	   *points;			/* each point row serialized, GSERIALIZED_POINT_SIZE apart */
+	const Rows *rows;			/* the points, serialized for st_dwithin when it is asked */
+	char	   *pair;			/* room for two serialized points (PostGIS's cache of an
+								 * argument keeps a copy, compared by its bytes) */
 	double		eps;
 	const double *xyz;			/* each row's unit vector (unit_vectors) */
 	double		inside;			/* a chord this short is within eps (inner_chord; < 0: none) */
@@ -201,9 +203,12 @@ geog_dwithin(void *arg, gd_pair p)
 	/* a symmetric relation: both ends see each other */
 	if (t->inside >= 0 && d0 * d0 + d1 * d1 + d2 * d2 <= t->inside * t->inside)
 		return GD_EDGE_BOTH;
-	return DatumGetBool(FunctionCall4(t->dwithin,
-									  PointerGetDatum(t->points + (int64) p.i * GSERIALIZED_POINT_SIZE),
-									  PointerGetDatum(t->points + (int64) p.j * GSERIALIZED_POINT_SIZE),
+	gserialized_write_point(t->pair, t->rows->coord[0][p.i], t->rows->coord[1][p.i],
+							t->rows->srids.srid, true);
+	gserialized_write_point(t->pair + GSERIALIZED_POINT_SIZE, t->rows->coord[0][p.j],
+							t->rows->coord[1][p.j], t->rows->srids.srid, true);
+	return DatumGetBool(FunctionCall4(t->dwithin, PointerGetDatum(t->pair),
+									  PointerGetDatum(t->pair + GSERIALIZED_POINT_SIZE),
 									  Float8GetDatum(t->eps), BoolGetDatum(false))) ?
 		GD_EDGE_BOTH : 0;
 }
@@ -268,7 +273,6 @@ cluster_geography(const Rows *rows, const ClusterJob *job)
 	int64		left;
 	gd_pair_list list;
 	instr_time	start;
-	int64		r;
 
 	INSTR_TIME_SET_CURRENT(start);
 	if (rows->npoints < 2)
@@ -287,17 +291,11 @@ cluster_geography(const Rows *rows, const ClusterJob *job)
 		return;
 	}
 
-	/* each point row as a serialized 2D geography point of its SRID */
 	lookup_fns(fns);
 	test.dwithin = &fns->dwithin;
 	test.eps = job->eps;
-	test.points = MemoryContextAllocHuge(CurrentMemoryContext,
-										 Max(nrows, 1) * GSERIALIZED_POINT_SIZE);
-	for (r = 0; r < nrows; r++)
-		if (rows->kind[r] == GD_ROW_POINT)
-			gserialized_write_point(test.points + r * GSERIALIZED_POINT_SIZE, rows->coord[0][r],
-									rows->coord[1][r], rows->srids.srid, true);
-
+	test.rows = rows;
+	test.pair = palloc(2 * GSERIALIZED_POINT_SIZE);
 	xyz = unit_vectors(rows);
 	test.xyz = xyz;
 	test.inside = inner_chord(job->eps, radius);
