@@ -70,6 +70,7 @@ void gd_params_init(gd_params* params) {
   params->report_step = nullptr;
   params->report_arg = nullptr;
   params->min_items_per_thread = 0;
+  params->max_pairs = 0;
 }
 
 gd_status gd_cluster_points(const double* x, const double* y, const uint8_t* row_kind,
@@ -141,7 +142,7 @@ gd_status gd_candidate_pairs(const gd_box* boxes, const uint8_t* row_kind, int64
     params = check_pair_search(out, eps, nrows, params, &defaults);
     if (nrows > 0 && (!boxes || !row_kind)) invalid("boxes or row_kind is NULL");
     gd::CancelToken cancel(*params);
-    gd::candidate_pairs(boxes, row_kind, nrows, eps, *params, cancel, out);
+    gd::candidate_pairs(boxes, row_kind, nrows, eps, *params, cancel, out, max_pairs_of(*params));
   });
 }
 

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "backend.hpp"
+#include "pair_collect.hpp"
 
 namespace gd {
 namespace api {
@@ -115,7 +116,15 @@ inline const gd_params* check_pair_search(gd_pair_list* out, double eps, int64_t
   if (nrows > kMaxPoints)
     invalid("%lld rows in one partition, at most %lld are supported",
             static_cast<long long>(nrows), static_cast<long long>(kMaxPoints));
+  if (params->max_pairs < 0)
+    invalid("max_pairs must be >= 0, got %lld", static_cast<long long>(params->max_pairs));
   return params;
+}
+
+// The most pairs a search of params may list (gd_params.max_pairs).
+inline int64_t max_pairs_of(const gd_params& params) {
+  const int64_t memory = gd::default_max_pairs();
+  return params.max_pairs > 0 && params.max_pairs < memory ? params.max_pairs : memory;
 }
 
 inline double seconds_since(std::chrono::steady_clock::time_point t0) {

@@ -135,6 +135,14 @@ typedef struct gd_params
 	const int  *devices;
 	int			ndevices;
 	int64_t		split_min_points;
+
+	/*
+	 * The most pairs a pair search (gd_candidate_pairs,
+	 * gd_neighbour_pairs_nd[_band]) may list: more is GD_ERR_NOMEM, counted
+	 * before anything is allocated.  0: as many as half the physical memory
+	 * holds (a larger value is held to that too).
+	 */
+	int64_t		max_pairs;
 } gd_params;
 
 /* gd_params.ndevices: every device the CUDA runtime sees. */

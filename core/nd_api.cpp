@@ -320,7 +320,7 @@ gd_status gd_neighbour_pairs_nd_band(const double* coords, int dims, const uint8
     gd::CancelToken cancel(*params);
     gd::nd_neighbour_pairs(
         gd::NdPointsView{pts.data(), dims, static_cast<uint32_t>(row_of.size())}, row_of.data(),
-        eps, *params, cancel, out, gd::default_max_pairs(), inner);
+        eps, *params, cancel, out, max_pairs_of(*params), inner);
   });
 }
 

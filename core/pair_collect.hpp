@@ -14,6 +14,7 @@
 // refused with a clean error before anything is allocated.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <new>
@@ -79,10 +80,16 @@ void collect_pairs(size_t n, size_t grain, ThreadTeam& team, int64_t max_pairs,
                    const char* what, Scan scan, gd_pair_list* out) {
   const size_t nblocks = (n + grain - 1) / grain;
   std::vector<int64_t> counts(nblocks, 0);
+  // Once the blocks counted so far pass max_pairs the rest are not counted:
+  // the list is refused whatever they hold (a cap far below the memory's,
+  // gd_params.max_pairs, costs a fraction of the scan to find exceeded).
+  std::atomic<int64_t> counted{0};
   team.for_dynamic(n, grain, [&](size_t begin, size_t end) {
+    if (counted.load(std::memory_order_relaxed) > max_pairs) return;
     int64_t k = 0;
     scan(begin, end, [&k](const gd_pair&) { ++k; });
     counts[begin / grain] = k;
+    counted.fetch_add(k, std::memory_order_relaxed);
   });
   const std::vector<int64_t> offset = pair_offsets(counts, max_pairs, what);
   fill_pair_list(offset.back(), what, [&](gd_pair* pairs) {

@@ -417,6 +417,8 @@ typedef struct PairsCall
 	int64_t		nrows;
 	double		inner;			/* n-D: the pairs within it left out (< 0: none) */
 	double		eps;
+	int64_t		max_pairs;		/* > 0: a longer list is no error, *over is set */
+	bool	   *over;
 	gd_pair_list *out;
 } PairsCall;
 
@@ -426,14 +428,27 @@ call_pairs(const void *arg, gd_backend backend, gd_run_stats *stats, gd_error *e
 	const PairsCall *c = arg;
 	gd_params	params;
 
+	gd_status	status;
+
 	fill_params(&params, c->eps, 0, backend);
+	params.max_pairs = c->max_pairs;
 	memset(stats, 0, sizeof(*stats));
 	memset(err, 0, sizeof(*err));
 	gd_progress_phase(GD_PHASE_PAIRS);
 	if (c->boxes)
-		return gd_candidate_pairs(c->boxes, c->row_kind, c->nrows, c->eps, &params, c->out, err);
-	return gd_neighbour_pairs_nd_band(c->coords, c->dims, c->row_kind, c->nrows, c->inner,
-									  c->eps, &params, c->out, err);
+		status = gd_candidate_pairs(c->boxes, c->row_kind, c->nrows, c->eps, &params, c->out,
+									err);
+	else
+		status = gd_neighbour_pairs_nd_band(c->coords, c->dims, c->row_kind, c->nrows, c->inner,
+											c->eps, &params, c->out, err);
+	/* past the caller's own limit (or out of memory below it): no list, no error */
+	if (status == GD_ERR_NOMEM && c->max_pairs > 0)
+	{
+		*c->over = true;
+		memset(err, 0, sizeof(*err));
+		status = GD_OK;
+	}
+	return status;
 }
 
 /* A pair search on the back end gpu_dbscan.backend chooses (see core_call.h). */
@@ -448,13 +463,16 @@ run_pairs(const PairsCall *c)
 }
 
 /* Neighbour pairs of n-D points (see core_call.h). */
-void
+bool
 core_neighbour_pairs_nd(const double *coords, int dims, const uint8_t *row_kind,
-						int64_t nrows, double inner, double eps, gd_pair_list *out)
+						int64_t nrows, double inner, double eps, int64_t max_pairs,
+						gd_pair_list *out)
 {
-	PairsCall	c = {coords, dims, NULL, row_kind, nrows, inner, eps, out};
+	bool		over = false;
+	PairsCall	c = {coords, dims, NULL, row_kind, nrows, inner, eps, max_pairs, &over, out};
 
 	run_pairs(&c);
+	return !over;
 }
 
 /* Candidate pairs of 2D geometry rows (see core_call.h). */
@@ -462,7 +480,7 @@ void
 core_candidate_pairs(const gd_box *boxes, const uint8_t *row_kind, int64_t nrows,
 					 double eps, gd_pair_list *out)
 {
-	PairsCall	c = {NULL, 2, boxes, row_kind, nrows, -1, eps, out};
+	PairsCall	c = {NULL, 2, boxes, row_kind, nrows, -1, eps, 0, NULL, out};
 
 	run_pairs(&c);
 }

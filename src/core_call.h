@@ -46,10 +46,11 @@ extern void core_cluster_points_nd(const double *coords, int dims, const uint8_t
  * Pairs of n-D points within eps and, with inner >= 0, not within inner
  * (gd_neighbour_pairs_nd_band), searched on the back end gpu_dbscan.backend
  * chooses (the exact test and the graph stay on the CPU); free with
- * gd_pair_list_free.
+ * gd_pair_list_free.  With max_pairs > 0, a list that would be longer (or
+ * that memory cannot hold) is no error: false, and out is empty.
  */
-extern void core_neighbour_pairs_nd(const double *coords, int dims, const uint8_t *row_kind,
-									int64_t nrows, double inner, double eps,
+extern bool core_neighbour_pairs_nd(const double *coords, int dims, const uint8_t *row_kind,
+									int64_t nrows, double inner, double eps, int64_t max_pairs,
 									gd_pair_list *out);
 
 /* Candidate pairs of 2D geometry rows from their boxes, likewise. */

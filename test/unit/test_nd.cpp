@@ -374,6 +374,40 @@ TEST(Nd, NeighbourPairsBandMatchBruteForce) {
             GD_ERR_INVALID);
 }
 
+// gd_params.max_pairs: a longer list is GD_ERR_NOMEM before anything is
+// allocated (its count stops early), the exact count passes, < 0 is invalid.
+TEST(Nd, NeighbourPairsHeldToMaxPairs) {
+  NdRows r = blobs(3, 3000, 2, 5, 0.5, 21);
+  gd_params p = gd_test::test_params(0.5, 0, GD_BACKEND_CPU, 2);
+  gd_pair_list list;
+  gd_error err;
+  ASSERT_EQ(gd_neighbour_pairs_nd(r.coords.data(), 3, r.kinds.data(),
+                                  static_cast<int64_t>(r.size()), 0.5, &p, &list, &err),
+            GD_OK);
+  const int64_t all = list.count;
+  gd_pair_list_free(&list);
+  ASSERT_GT(all, 100000);
+  for (int64_t cap : {int64_t{1}, all / 10, all - 1}) {
+    p.max_pairs = cap;
+    EXPECT_EQ(gd_neighbour_pairs_nd(r.coords.data(), 3, r.kinds.data(),
+                                    static_cast<int64_t>(r.size()), 0.5, &p, &list, &err),
+              GD_ERR_NOMEM)
+        << cap;
+    EXPECT_EQ(list.pairs, nullptr);
+    EXPECT_EQ(list.count, 0);
+  }
+  p.max_pairs = all;
+  ASSERT_EQ(gd_neighbour_pairs_nd(r.coords.data(), 3, r.kinds.data(),
+                                  static_cast<int64_t>(r.size()), 0.5, &p, &list, &err),
+            GD_OK);
+  EXPECT_EQ(list.count, all);
+  gd_pair_list_free(&list);
+  p.max_pairs = -1;
+  EXPECT_EQ(gd_neighbour_pairs_nd(r.coords.data(), 3, r.kinds.data(),
+                                  static_cast<int64_t>(r.size()), 0.5, &p, &list, &err),
+            GD_ERR_INVALID);
+}
+
 // Every pair within eps lies in each other's window, for coarse and fine
 // cells, with the rounding of large offsets and tiny eps.
 TEST(Nd, WindowHoldsEveryNeighbour) {
