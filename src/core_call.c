@@ -427,7 +427,6 @@ call_pairs(const void *arg, gd_backend backend, gd_run_stats *stats, gd_error *e
 {
 	const PairsCall *c = arg;
 	gd_params	params;
-
 	gd_status	status;
 
 	fill_params(&params, c->eps, 0, backend);
