@@ -14,27 +14,53 @@ struct Centre {
   double x, y;
 };
 
+// Sorts ord by less (a strict total order: the result is the one sorted
+// order) on team: a run per thread sorted, then the runs merged in pairs.
+template <class Less>
+void parallel_sort(std::vector<uint32_t>& ord, Less less, ThreadTeam& team) {
+  const size_t n = ord.size();
+  const size_t runs = std::min<size_t>(static_cast<size_t>(team.size()), std::max<size_t>(1, n / 4096));
+  std::vector<size_t> at(runs + 1);
+  for (size_t r = 0; r <= runs; ++r) at[r] = n * r / runs;
+  team.for_dynamic(runs, 1, [&](size_t r0, size_t r1) {
+    for (size_t r = r0; r < r1; ++r) std::sort(ord.begin() + at[r], ord.begin() + at[r + 1], less);
+  });
+  for (size_t width = 1; width < runs; width *= 2) {
+    const size_t pairs = (runs + 2 * width - 1) / (2 * width);
+    team.for_dynamic(pairs, 1, [&](size_t p0, size_t p1) {
+      for (size_t p = p0; p < p1; ++p) {
+        const size_t lo = 2 * width * p, mid = std::min(runs, lo + width),
+                     hi = std::min(runs, lo + 2 * width);
+        std::inplace_merge(ord.begin() + at[lo], ord.begin() + at[mid], ord.begin() + at[hi], less);
+      }
+    });
+  }
+}
+
 // The STR order of n entries with the given centres: slices along x, each
-// sorted along y.  Deterministic (ties by position).
-std::vector<uint32_t> str_order(const std::vector<Centre>& c) {
+// sorted along y (the slices on the team's threads).  Deterministic (ties
+// by position).
+std::vector<uint32_t> str_order(const std::vector<Centre>& c, ThreadTeam& team) {
   const size_t n = c.size();
   std::vector<uint32_t> ord(n);
   std::iota(ord.begin(), ord.end(), 0u);
   const size_t parents = (n + BoxTree::kFanout - 1) / BoxTree::kFanout;
   const size_t slices = static_cast<size_t>(std::ceil(std::sqrt(static_cast<double>(parents))));
   const size_t per_slice = std::max<size_t>(1, slices) * BoxTree::kFanout;
-  std::sort(ord.begin(), ord.end(), [&](uint32_t a, uint32_t b) {
+  parallel_sort(ord, [&](uint32_t a, uint32_t b) {
     if (c[a].x != c[b].x) return c[a].x < c[b].x;
     if (c[a].y != c[b].y) return c[a].y < c[b].y;
     return a < b;
+  }, team);
+  team.for_dynamic((n + per_slice - 1) / per_slice, 1, [&](size_t s0, size_t s1) {
+    for (size_t s = s0 * per_slice; s < std::min(n, s1 * per_slice); s += per_slice) {
+      std::sort(ord.begin() + s, ord.begin() + std::min(n, s + per_slice), [&](uint32_t a, uint32_t b) {
+        if (c[a].y != c[b].y) return c[a].y < c[b].y;
+        if (c[a].x != c[b].x) return c[a].x < c[b].x;
+        return a < b;
+      });
+    }
   });
-  for (size_t s = 0; s < n; s += per_slice) {
-    std::sort(ord.begin() + s, ord.begin() + std::min(n, s + per_slice), [&](uint32_t a, uint32_t b) {
-      if (c[a].y != c[b].y) return c[a].y < c[b].y;
-      if (c[a].x != c[b].x) return c[a].x < c[b].x;
-      return a < b;
-    });
-  }
   return ord;
 }
 
@@ -47,13 +73,13 @@ TreeBox join(const TreeBox& a, const TreeBox& b) {
 
 }  // namespace
 
-BoxTree::BoxTree(const std::vector<Box>& boxes)
+BoxTree::BoxTree(const std::vector<Box>& boxes, ThreadTeam& team)
     : charge_(static_cast<int64_t>(boxes.size()) * 64, "the box tree") {
   const size_t n = boxes.size();
   {
     std::vector<Centre> c(n);
     for (size_t k = 0; k < n; ++k) c[k] = centre_of(boxes[k]);
-    index_ = str_order(c);
+    index_ = str_order(c, team);
   }
   items_.resize(n);
   for (size_t k = 0; k < n; ++k) items_[k] = boxes[index_[k]];
@@ -73,7 +99,7 @@ BoxTree::BoxTree(const std::vector<Box>& boxes)
   while (level.size() > kFanout) {
     std::vector<Centre> c(level.size());
     for (size_t k = 0; k < level.size(); ++k) c[k] = centre_of(level[k].box);
-    const std::vector<uint32_t> ord = str_order(c);
+    const std::vector<uint32_t> ord = str_order(c, team);
     std::vector<TreeNode> packed(level.size());
     for (size_t k = 0; k < level.size(); ++k) packed[k] = level[ord[k]];
     levels.push_back(std::move(packed));

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "memory_ledger.hpp"
+#include "parallel.hpp"
 #include "rules/hd.hpp"
 
 namespace gd {
@@ -98,8 +99,8 @@ class BoxTree {
   using Box = TreeBox;
   static constexpr uint32_t kFanout = BoxTreeView::kFanout;
 
-  // Packs the boxes; item(k) of the tree is boxes[order(k)].
-  explicit BoxTree(const std::vector<Box>& boxes);
+  // Packs the boxes on team's threads; item(k) of the tree is boxes[order(k)].
+  BoxTree(const std::vector<Box>& boxes, ThreadTeam& team);
 
   uint32_t size() const { return static_cast<uint32_t>(items_.size()); }
   const Box& item(uint32_t k) const { return items_[k]; }

@@ -56,7 +56,8 @@ void candidate_pairs(const gd_box* boxes, const uint8_t* row_kind, int64_t nrows
   if (rows.size() < 2) return;
   const double within = neighbour_reach(eps) * (1 + 1e-9) + 1e-12 * scale;
 
-  const BoxTree tree(bs);
+  ThreadTeam team(resolve_threads(params, bs.size()), cancel);
+  const BoxTree tree(bs, team);
   std::vector<BoxTree::Box>().swap(bs);
   const size_t n = tree.size();
   std::vector<uint32_t> row_at(n);  // packed position -> row
@@ -66,7 +67,6 @@ void candidate_pairs(const gd_box* boxes, const uint8_t* row_kind, int64_t nrows
     gpu_box_pairs(tree, row_at.data(), within, params, cancel, out, max_pairs);
     return;
   }
-  ThreadTeam team(resolve_threads(params, n), cancel);
   collect_pairs(
       n, 512, team, max_pairs, "candidate pairs",
       [&](size_t begin, size_t end, auto&& emit) {
