@@ -4,7 +4,7 @@
 Python 3 standard library only (bench/db_common.py); the connection comes from
 the PG* environment variables; the tables are db_scan_bench.py's (run it once
 first).  For each case, --runs fresh sessions (the module loaded by a one-row
-gpu_dbscan first), the CPU back end, and EXPLAIN (ANALYZE, FORMAT JSON) of
+gpu_dbscan first), the CPU back end (--backend), and EXPLAIN (ANALYZE, FORMAT JSON) of
 
   over      SELECT max(c) FROM (SELECT gpu_dbscan(geom,eps,mp) OVER () c FROM gd_scan_uniform_<size>) s
   orderby   ... OVER (ORDER BY id) ...
@@ -42,8 +42,8 @@ QUERIES = {
 KEYS = ["total", "core", "read", "cluster", "gap", "emit", "glue", "B/row"]
 
 
-def one(sql, floor, workers, nrows):
-    settings = SESSION_SETTINGS + ["SET gpu_dbscan.backend = 'cpu'",
+def one(sql, floor, workers, nrows, backend):
+    settings = SESSION_SETTINGS + ["SET gpu_dbscan.backend = '%s'" % backend,
                                    "SET gpu_dbscan.scan_workers = %d" % workers,
                                    "SET max_parallel_workers_per_gather = %d" % workers]
     with Session(settings) as s:
@@ -75,6 +75,9 @@ def main():
     ap.add_argument("--cases", default="sumx:0,sumx:2,over:0,over:2,orderby:2,parts:2",
                     help="query:workers, comma-separated")
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--backend", default="cpu", choices=["cpu", "gpu", "auto"],
+                    help="gpu_dbscan.backend of the clustering queries (cpu: the core's time "
+                         "moves less with the machine)")
     args = ap.parse_args()
     n = parse_size(args.size)
     label = size_label(n).lower()
@@ -83,7 +86,7 @@ def main():
         for case in args.cases.split(","):
             q, w = case.split(":")
             sql = QUERIES[q].format(eps=args.eps, mp=args.minpoints, s=label)
-            results.setdefault(case, []).append(one(sql, q == "sumx", int(w), n))
+            results.setdefault(case, []).append(one(sql, q == "sumx", int(w), n, args.backend))
     print("| query | workers | " + " | ".join(KEYS) + " |")
     print("|---|---|" + "---|" * len(KEYS))
     for case, ms in results.items():
