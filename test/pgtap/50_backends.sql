@@ -5,7 +5,7 @@
 -- and gpu_dbscan_read_floor() report what they should.
 \ir lib/prelude.sql
 
-SELECT plan(46);
+SELECT plan(48);
 
 -- A fresh session has run nothing yet (this also loads the module, so the
 -- gpu_dbscan.* settings exist from here on).
@@ -187,6 +187,8 @@ SELECT is(pg_temp.nd_answer(ARRAY['gpu_dbscan.backend', 'gpu'], e, 'pair_rows'),
 		  format('%s: backend gpu and cpu agree', e))
 FROM (VALUES ('gpu_dbscan(geog, 2000, 4)'), ('gpu_dbscan_point_type(geog, 2000, 4)'),
 			 ('gpu_dbscan_sweep(geog, 3000, ''{1,4,9}'')'),
+			 -- (hundreds of pairs a point: the band, then the unit vectors as 3-D points)
+			 ('gpu_dbscan(geog, 30000, 4)'), ('gpu_dbscan_sweep(geog, 30000, ''{2,50}'')'),
 			 ('gpu_dbscan(shape, 0.5, 4)'), ('gpu_dbscan_point_type(shape, 0.5, 4)')) v(e);
 SELECT array_length(pg_temp.nd_answer(ARRAY['gpu_dbscan.backend', 'gpu'], 'gpu_dbscan(geog, 2000, 4)',
 									  'pair_rows'), 1) AS pair_rows \gset
@@ -197,7 +199,7 @@ SELECT array_length(pg_temp.nd_answer(ARRAY['gpu_dbscan.backend', 'gpu'], 'gpu_d
 SELECT is((SELECT format('%s rows, %s', :pair_rows, l.backend) FROM gpu_dbscan_last_run() l),
 		  '20000 rows, gpu', 'gpu_dbscan_last_run() says a non-point partition''s pairs were searched on the GPU');
 \else
-SELECT skip('no usable GPU', 22);
+SELECT skip('no usable GPU', 24);
 \endif
 
 -- gpu_dbscan_last_run() describes the last partition clustered.
