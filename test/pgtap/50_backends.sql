@@ -5,7 +5,7 @@
 -- and gpu_dbscan_read_floor() report what they should.
 \ir lib/prelude.sql
 
-SELECT plan(48);
+SELECT plan(50);
 
 -- A fresh session has run nothing yet (this also loads the module, so the
 -- gpu_dbscan.* settings exist from here on).
@@ -60,7 +60,7 @@ $$;
 SELECT usable AS gpu_usable, coalesce(message, '') AS gpu_message FROM pg_temp.gpu_probe() \gset
 \if :gpu_usable
 SELECT diag('a GPU is usable: the GPU path is compared with the CPU path');
-SELECT skip('a GPU is usable, so backend = ''gpu'' does not fail', 2);
+SELECT skip('a GPU is usable, so backend = ''gpu'' does not fail', 4);
 \else
 SELECT diag('no usable GPU (' || :'gpu_message' || '): GPU comparisons are skipped');
 SELECT throws_like($$SET LOCAL gpu_dbscan.backend = 'gpu';
@@ -71,6 +71,14 @@ SELECT throws_like($$SET LOCAL gpu_dbscan.backend = 'gpu';
 					 SELECT gpu_dbscan_3d(geom, 1, 2) OVER () FROM (VALUES ('POINT Z (0 0 0)'::geometry)) v(geom)$$,
 				   'gpu_dbscan.backend is "gpu" but no usable GPU: %',
 				   'backend = ''gpu'' without a usable GPU, POINT Z rows: a clear error');
+SELECT throws_like($$SET LOCAL gpu_dbscan.backend = 'gpu';
+					 SELECT gpu_dbscan(g, 1000, 2) OVER () FROM (VALUES ('POINT(0 0)'::geography), ('POINT(0 0.001)')) v(g)$$,
+				   'gpu_dbscan.backend is "gpu" but no usable GPU: %',
+				   'backend = ''gpu'' without a usable GPU, geography (its pair search): a clear error');
+SELECT throws_like($$SET LOCAL gpu_dbscan.backend = 'gpu';
+					 SELECT gpu_dbscan(g, 1, 1) OVER () FROM (VALUES ('LINESTRING(0 0, 1 1)'::geometry), ('POINT(0 0.001)')) v(g)$$,
+				   'gpu_dbscan.backend is "gpu" but no usable GPU: %',
+				   'backend = ''gpu'' without a usable GPU, lines (their pair search): a clear error');
 \endif
 
 -- Data sets for the comparisons.
