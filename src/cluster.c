@@ -20,12 +20,43 @@ seconds_since(instr_time start)
 	return INSTR_TIME_GET_DOUBLE(now);
 }
 
+/* The pairs test accepts, kept at the front of list (see cluster.h). */
+int64
+test_pairs(gd_pair_list *list, PairTestFn test, void *arg, uint8 *dirs)
+{
+	MemoryContext work = CurrentMemoryContext;
+	MemoryContext scratch = AllocSetContextCreate(work, "gpu_dbscan exact test",
+												  ALLOCSET_SMALL_SIZES);
+	int64		kept = 0;
+
+	MemoryContextSwitchTo(scratch);
+	for (int64 k = 0; k < list->count; k++)
+	{
+		uint8		dir;
+
+		if (k % 1024 == 0)
+		{
+			CHECK_FOR_INTERRUPTS();
+			MemoryContextReset(scratch);
+		}
+		dir = test(arg, list->pairs[k]);
+		if (dir != 0)
+		{
+			if (dirs)
+				dirs[kept] = dir;
+			list->pairs[kept++] = list->pairs[k];
+		}
+	}
+	MemoryContextSwitchTo(work);
+	MemoryContextDelete(scratch);
+	return kept;
+}
+
 /* Exact tests of the pairs, then the graph (see cluster.h). */
 void
 cluster_pairs(gd_pair_list *list, PairTestFn test, void *arg, const Rows *rows,
 			  const ClusterJob *job, instr_time start)
 {
-	MemoryContext work = CurrentMemoryContext;
 	double		t_pairs = seconds_since(start);
 	double		t_exact = 0;
 	double		t_graph = 0;
@@ -34,38 +65,12 @@ cluster_pairs(gd_pair_list *list, PairTestFn test, void *arg, const Rows *rows,
 	PG_TRY();
 	{
 		instr_time	phase;
-		int64		kept = list->count;
-		uint8	   *dirs = NULL;
+		uint8	   *dirs;
+		int64		kept;
 
 		INSTR_TIME_SET_CURRENT(phase);
-		if (test)
-		{
-			MemoryContext scratch = AllocSetContextCreate(work, "gpu_dbscan exact test",
-														  ALLOCSET_SMALL_SIZES);
-			int64		k;
-
-			dirs = MemoryContextAllocHuge(work, Max(list->count, 1) * sizeof(uint8));
-			kept = 0;
-			MemoryContextSwitchTo(scratch);
-			for (k = 0; k < list->count; k++)
-			{
-				uint8		dir;
-
-				if (k % 1024 == 0)
-				{
-					CHECK_FOR_INTERRUPTS();
-					MemoryContextReset(scratch);
-				}
-				dir = test(arg, list->pairs[k]);
-				if (dir != 0)
-				{
-					dirs[kept] = dir;
-					list->pairs[kept++] = list->pairs[k];
-				}
-			}
-			MemoryContextSwitchTo(work);
-			MemoryContextDelete(scratch);
-		}
+		dirs = MemoryContextAllocHuge(CurrentMemoryContext, Max(list->count, 1) * sizeof(uint8));
+		kept = test_pairs(list, test, arg, dirs);
 		t_exact = seconds_since(phase);
 
 		INSTR_TIME_SET_CURRENT(phase);

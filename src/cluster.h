@@ -35,11 +35,17 @@ extern void cluster_rows(const Rows *rows, const ClusterJob *job);
 typedef uint8 (*PairTestFn) (void *arg, gd_pair pair);
 
 /*
+ * The pairs of list that test accepts, moved to its front in their order
+ * (list->count is left as it was) with their directions in dirs (may be
+ * NULL): returns how many.  Checks for interrupts as it goes.
+ */
+extern int64 test_pairs(gd_pair_list *list, PairTestFn test, void *arg, uint8 *dirs);
+
+/*
  * The second half of clustering from pairs: keeps the pairs of list (from
- * the core, malloc'ed) that test accepts (every pair, both ways, when test
- * is NULL), runs job on the graph they make and records the run for
- * gpu_dbscan_last_run() (start: when the pair search began).  list is
- * freed whatever happens.
+ * the core, malloc'ed) that test accepts, runs job on the graph they make
+ * and records the run for gpu_dbscan_last_run() (start: when the pair
+ * search began).  list is freed whatever happens.
  */
 extern void cluster_pairs(gd_pair_list *list, PairTestFn test, void *arg, const Rows *rows,
 						  const ClusterJob *job, instr_time start);

@@ -405,8 +405,12 @@ core_cluster_points_nd(const double *coords, int dims, const uint8_t *row_kind,
 	run_core(nrows, npoints, true, call_points_nd, &c);
 }
 
-/* The back end of this backend's last pair search, for core_record_pairs_run. */
+/*
+ * This backend's last pair search, for core_record_pairs_run: its back end
+ * and its wait for a GPU slot (ms).
+ */
 static gd_backend pairs_backend = GD_BACKEND_CPU;
+static double pairs_waited = 0;
 
 typedef struct PairsCall
 {
@@ -455,10 +459,9 @@ static void
 run_pairs(const PairsCall *c)
 {
 	gd_run_stats stats;
-	double		waited;
 
 	/* a failed search leaves c->out empty (gd_core.h) */
-	pairs_backend = run_on_backend(c->nrows, true, call_pairs, c, &stats, &waited);
+	pairs_backend = run_on_backend(c->nrows, true, call_pairs, c, &stats, &pairs_waited);
 }
 
 /* Neighbour pairs of n-D points (see core_call.h). */
@@ -518,7 +521,7 @@ core_record_pairs_run(int64_t nrows, int64_t npoints, double t_pairs, double t_e
 	stats.t_core = t_exact;
 	stats.t_label = t_graph;
 	stats.t_total = t_total;
-	record_run(&stats, nrows, npoints, 0);
+	record_run(&stats, nrows, npoints, pairs_waited);
 }
 
 /*

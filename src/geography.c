@@ -46,7 +46,6 @@
 #include <math.h>
 
 #include "catalog/pg_type.h"
-#include "miscadmin.h"
 #include "utils/memutils.h"
 
 #include "cluster.h"
@@ -241,33 +240,16 @@ outer_chord(double eps, double radius)
 static void
 decide_band(gd_pair_list *band, GeogTest *test, int64 *taken, int64 *left)
 {
-	MemoryContext scratch = AllocSetContextCreate(CurrentMemoryContext, "gpu_dbscan band",
-												  ALLOCSET_SMALL_SIZES);
-	MemoryContext old = MemoryContextSwitchTo(scratch);
-
-	*taken = *left = 0;
 	PG_TRY();
 	{
-		for (int64 k = 0; k < band->count; k++)
-		{
-			if (k % 1024 == 0)
-			{
-				CHECK_FOR_INTERRUPTS();
-				MemoryContextReset(scratch);
-			}
-			if (geog_dwithin(test, band->pairs[k]))
-				(*taken)++;
-			else
-				(*left)++;
-		}
+		*taken = test_pairs(band, geog_dwithin, test, NULL);
+		*left = band->count - *taken;
 	}
 	PG_FINALLY();
 	{
 		gd_pair_list_free(band);
 	}
 	PG_END_TRY();
-	MemoryContextSwitchTo(old);
-	MemoryContextDelete(scratch);
 }
 
 /* Geography points (see cluster.h and the file comment). */
