@@ -139,6 +139,7 @@ def main():
     ap.add_argument("--queries", default="window", help="window, aggregate, or both (comma-separated)")
     ap.add_argument("--regenerate", action="store_true")
     ap.add_argument("--budget", type=float, default=None, help="seconds; later measurements are skipped")
+    ap.add_argument("--prepare-only", action="store_true", help="make the tables, measure nothing")
     args = ap.parse_args()
     budget = Budget(args.budget)
     eps, mp, w = args.eps, args.minpoints, args.workers
@@ -163,6 +164,8 @@ def main():
         for t in (uni, parts):
             with Session(SESSION_SETTINGS) as s:
                 s.run("VACUUM ANALYZE %s" % t)
+        if args.prepare_only:
+            continue
         rows = []
 
         def add(label, settings, sql, runs=args.runs):

@@ -4,18 +4,22 @@
 Python 3 standard library only (bench/db_common.py); the connection comes from
 the PG* environment variables; the tables are db_scan_bench.py's (run it once
 first).  For each case, --runs fresh sessions (the module loaded by a one-row
-gpu_dbscan first), the CPU back end (--backend), and EXPLAIN (ANALYZE, FORMAT JSON) of
+gpu_dbscan first), the CPU back end (--backend), and EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) of
 
   over      SELECT max(c) FROM (SELECT gpu_dbscan(geom,eps,mp) OVER () c FROM gd_scan_uniform_<size>) s
   orderby   ... OVER (ORDER BY id) ...
   parts     ... OVER (PARTITION BY part) ... FROM gd_scan_parts_<size>
   sumx      SELECT sum(ST_X(geom)) FROM gd_scan_uniform_<size> (timed, the floor)
 
-with the node's Read Time and Cluster Time, the core's total_ms
+with the node's Read, Order and Cluster Time (EXPLAIN (ANALYZE, TIMING OFF): the
+node times itself, so no per-row timing inflates the rest), the core's total_ms
 (gpu_dbscan_last_run(); the last partition only for parts), and the medians of:
 gap = Cluster Time - core (the glue around the core), emit = Execution Time -
-Read - Cluster (rows out and max(), EXPLAIN's per-row timing included), glue =
-Execution Time - core, and the backend's peak RSS growth per row.  Compare
+Read - Order - Cluster (rows out and max()), glue = Execution Time - core, the
+GPU worker's handoff when it served the query (w.in: the rows copied into the
+request's shared memory, w.wait: the wait for its answer, of which w.core the
+core's run, w.out: the ids copied out and the segment freed), and the
+backend's peak RSS growth per row.  Compare
 builds by installing each in turn and running this in the same minutes.
 
   python3 bench/db_scan_glue.py --size 2M --cases sumx:0,sumx:2,over:0,over:2,orderby:2 --runs 3
@@ -39,7 +43,8 @@ QUERIES = {
              "FROM gd_scan_parts_{s}) s",
     "sumx": "SELECT sum(ST_X(geom)) FROM gd_scan_uniform_{s}",
 }
-KEYS = ["total", "core", "read", "cluster", "gap", "emit", "glue", "B/row"]
+KEYS = ["total", "core", "read", "order", "cluster", "gap", "emit", "glue", "w.in", "w.wait", "w.core",
+        "w.out", "B/row"]
 
 
 def one(sql, floor, workers, nrows, backend):
@@ -53,15 +58,18 @@ def one(sql, floor, workers, nrows, backend):
         if floor:
             _, ms = s.run(sql, timed=True)
             return {"total": ms}
-        rows, _ = s.run("EXPLAIN (ANALYZE, FORMAT JSON) " + sql)
+        rows, _ = s.run("EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) " + sql)
         after = proc_status_kb(s.pid)
         plan = json.loads("\n".join("|".join(r) for r in rows))[0]
         node = plan["Plan"]["Plans"][0]
         total = plan["Execution Time"]
         core = float(s.value("SELECT sum(total_ms) FROM gpu_dbscan_last_run()") or 0)
-        m = {"total": total, "core": core, "read": node["Read Time"], "cluster": node["Cluster Time"],
-             "gap": node["Cluster Time"] - core, "glue": total - core,
-             "emit": total - node["Read Time"] - node["Cluster Time"]}
+        m = {"total": total, "core": core, "read": node["Read Time"], "order": node["Order Time"],
+             "cluster": node["Cluster Time"], "gap": node["Cluster Time"] - core, "glue": total - core,
+             "emit": total - node["Read Time"] - node["Order Time"] - node["Cluster Time"]}
+        if "GPU Worker Requests" in node:
+            m.update({"w.in": node["GPU Worker Copy In Time"], "w.wait": node["GPU Worker Wait Time"],
+                      "w.core": node["GPU Worker Core Time"], "w.out": node["GPU Worker Copy Out Time"]})
         if before and after:
             m["B/row"] = (after["VmHWM"] - before["VmRSS"]) * 1024.0 / nrows
         return m

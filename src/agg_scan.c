@@ -458,8 +458,7 @@ typedef struct AggScanState
 	int64		ngroups;
 	int64	   *group_start;	/* ngroups + 1 output positions */
 	int64		next_group;
-	double		read_ms,
-				cluster_ms;
+	ScanTimes	times;
 } AggScanState;
 
 static Node *
@@ -728,14 +727,18 @@ run_agg_scan(AggScanState *st)
 	int64		n;
 	int64		g;
 	int			i;
+	GpuHandoff	handoff;
 
 	INSTR_TIME_SET_CURRENT(start);
 	parallel_read(&st->req, &st->res);
 	n = st->res.nrows;
-	st->read_ms = seconds_since(start) * 1000;
+	st->times.read_ms = seconds_since(start) * 1000;
 
 	INSTR_TIME_SET_CURRENT(start);
 	find_groups(st);
+	st->times.order_ms = seconds_since(start) * 1000;
+	INSTR_TIME_SET_CURRENT(start);
+	gd_gpu_worker_handoff(&handoff);
 	for (i = 0; i < st->naggs; i++)
 	{
 		ScanAggregate *a = &st->aggs[i];
@@ -780,7 +783,8 @@ run_agg_scan(AggScanState *st)
 	}
 	MemoryContextSwitchTo(st->cxt);
 	scan_fetch_close(&fetch);
-	st->cluster_ms = seconds_since(start) * 1000;
+	st->times.cluster_ms = seconds_since(start) * 1000;
+	scan_handoff_since(&handoff, &st->times);
 	MemoryContextSwitchTo(old);
 	st->done = true;
 }
@@ -912,7 +916,7 @@ explain_agg_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 	if (ordered(st))
 		ExplainPropertyList("Order Key", key_names(st, st->ngroupkeys, st->nkeys), es);
 	scan_explain_read(&st->req, &st->res, st->done, "Groups",
-					  st->res.nrows > 0 ? st->ngroups : 0, st->read_ms, st->cluster_ms, es);
+					  st->res.nrows > 0 ? st->ngroups : 0, &st->times, es);
 }
 
 /* Registers the node and chains the planner hook (see agg_scan.h). */

@@ -44,6 +44,7 @@
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "pgstat.h"
+#include "portability/instr_time.h"
 #include "postmaster/bgworker.h"
 #include "postmaster/interrupt.h"
 #include "storage/dsm.h"
@@ -103,6 +104,7 @@ typedef struct WorkerShared
 
 static bool gd_gpu_worker_enabled = true;
 static WorkerShared *shared;
+static GpuHandoff handoff;		/* this backend's requests (gd_gpu_worker_handoff) */
 static shmem_request_hook_type prev_shmem_request_hook;
 static shmem_startup_hook_type prev_shmem_startup_hook;
 
@@ -457,6 +459,19 @@ withdraw(WorkerSlot *s)
 	SpinLockRelease(&shared->mutex);
 }
 
+static double
+ms_between(instr_time a, instr_time b)
+{
+	INSTR_TIME_SUBTRACT(b, a);
+	return INSTR_TIME_GET_MILLISEC(b);
+}
+
+void
+gd_gpu_worker_handoff(GpuHandoff *totals)
+{
+	*totals = handoff;
+}
+
 /* gd_gpu_worker_cluster, the request held hold_ms by the worker first. */
 static bool
 submit(const double *x, const double *y, const uint8_t *row_kind, int64_t nrows,
@@ -470,7 +485,12 @@ submit(const double *x, const double *y, const uint8_t *row_kind, int64_t nrows,
 	WorkerSlot *volatile slot = NULL;
 	Latch	   *worker_latch;
 	TimestampTz gone_since = 0;
+	instr_time	t0,
+				t1,
+				t2,
+				t3;
 
+	INSTR_TIME_SET_CURRENT(t0);
 	if (shared == NULL || !dsm_has_room(bytes))
 		return false;
 	seg = dsm_create(bytes, DSM_CREATE_NULL_IF_MAXSEGMENTS);
@@ -511,6 +531,7 @@ submit(const double *x, const double *y, const uint8_t *row_kind, int64_t nrows,
 		dsm_detach(seg);
 		return false;			/* every slot taken: in-process */
 	}
+	INSTR_TIME_SET_CURRENT(t1);
 	if (worker_latch != NULL)
 		SetLatch(worker_latch);
 
@@ -561,9 +582,16 @@ submit(const double *x, const double *y, const uint8_t *row_kind, int64_t nrows,
 	}
 	PG_END_TRY();
 
+	INSTR_TIME_SET_CURRENT(t2);
 	if (*status == GD_OK && nrows > 0)
 		memcpy(cluster_ids, base + ids_at, nrows * sizeof(int32_t));
 	dsm_detach(seg);
+	INSTR_TIME_SET_CURRENT(t3);
+	handoff.requests++;
+	handoff.in_ms += ms_between(t0, t1);
+	handoff.wait_ms += ms_between(t1, t2);
+	handoff.core_ms += *status == GD_OK ? stats->t_total * 1000.0 : 0;
+	handoff.out_ms += ms_between(t2, t3);
 	return true;
 }
 

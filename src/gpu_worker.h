@@ -38,4 +38,22 @@ extern bool gd_gpu_worker_cluster(const double *x, const double *y, const uint8_
 								  int64_t nrows, const gd_params *params, int32_t *cluster_ids,
 								  gd_run_stats *stats, gd_error *err, gd_status *status);
 
+/*
+ * What this backend's requests to the worker have cost so far (ms): the
+ * rows copied into the request's shared memory (in), the wait for the
+ * answer (wait, of which the core's own run took core), the ids copied
+ * out and the memory given back (out).  EXPLAIN ANALYZE of the fast paths
+ * shows a statement's share (the difference across it).
+ */
+typedef struct GpuHandoff
+{
+	int64		requests;
+	double		in_ms;
+	double		wait_ms;
+	double		core_ms;
+	double		out_ms;
+} GpuHandoff;
+
+extern void gd_gpu_worker_handoff(GpuHandoff *totals);
+
 #endif							/* GPU_DBSCAN_GPU_WORKER_H */

@@ -263,8 +263,21 @@ scan_key(List *k, SortKeyColumn *col)
 }
 
 void
+scan_handoff_since(const GpuHandoff *before, ScanTimes *times)
+{
+	GpuHandoff	now;
+
+	gd_gpu_worker_handoff(&now);
+	times->handoff.requests = now.requests - before->requests;
+	times->handoff.in_ms = now.in_ms - before->in_ms;
+	times->handoff.wait_ms = now.wait_ms - before->wait_ms;
+	times->handoff.core_ms = now.core_ms - before->core_ms;
+	times->handoff.out_ms = now.out_ms - before->out_ms;
+}
+
+void
 scan_explain_read(const ScanRequest *req, const ScanResult *res, bool done,
-				  const char *count_label, int64 count, double read_ms, double cluster_ms,
+				  const char *count_label, int64 count, const ScanTimes *times,
 				  ExplainState *es)
 {
 	if (req->quals != NIL)
@@ -284,10 +297,17 @@ scan_explain_read(const ScanRequest *req, const ScanResult *res, bool done,
 		ExplainPropertyInteger(count_label, NULL, count, es);
 		if (res->passes > 1)
 			ExplainPropertyInteger("Read Passes", NULL, res->passes, es);
-		if (es->timing)
+		/* measured by the node whatever TIMING says (two clock reads a step) */
+		ExplainPropertyFloat("Read Time", "ms", times->read_ms, 3, es);
+		ExplainPropertyFloat("Order Time", "ms", times->order_ms, 3, es);
+		ExplainPropertyFloat("Cluster Time", "ms", times->cluster_ms, 3, es);
+		if (times->handoff.requests > 0)
 		{
-			ExplainPropertyFloat("Read Time", "ms", read_ms, 3, es);
-			ExplainPropertyFloat("Cluster Time", "ms", cluster_ms, 3, es);
+			ExplainPropertyInteger("GPU Worker Requests", NULL, times->handoff.requests, es);
+			ExplainPropertyFloat("GPU Worker Copy In Time", "ms", times->handoff.in_ms, 3, es);
+			ExplainPropertyFloat("GPU Worker Wait Time", "ms", times->handoff.wait_ms, 3, es);
+			ExplainPropertyFloat("GPU Worker Core Time", "ms", times->handoff.core_ms, 3, es);
+			ExplainPropertyFloat("GPU Worker Copy Out Time", "ms", times->handoff.out_ms, 3, es);
 		}
 	}
 }

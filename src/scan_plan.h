@@ -14,6 +14,7 @@
 #include "nodes/execnodes.h"
 #include "nodes/pathnodes.h"
 
+#include "gpu_worker.h"
 #include "parallel_read.h"
 #include "sort_keys.h"
 
@@ -60,13 +61,29 @@ extern Oid	scan_request(ScanRequest *req, List *priv, EState *estate);
 extern int	scan_key(List *k, SortKeyColumn *col);
 
 /*
+ * Where a node's first call spent its time (ms): the read, putting the rows
+ * in order (the window's sort, the groups), the clustering (the rest), and
+ * the GPU worker's share of the clustering (gpu_worker.h).
+ */
+typedef struct ScanTimes
+{
+	double		read_ms;
+	double		order_ms;
+	double		cluster_ms;
+	GpuHandoff	handoff;
+} ScanTimes;
+
+/* times->handoff: the GPU worker's requests since *before (gd_gpu_worker_handoff). */
+extern void scan_handoff_since(const GpuHandoff *before, ScanTimes *times);
+
+/*
  * EXPLAIN's lines of the read, after the node's own: Filter, Workers
  * Planned, and with ANALYZE once the node ran (done) Workers Launched,
  * Rows Read, "count_label: count", Read Passes and the times.
  */
 extern void scan_explain_read(const ScanRequest *req, const ScanResult *res, bool done,
-							  const char *count_label, int64 count, double read_ms,
-							  double cluster_ms, ExplainState *es);
+							  const char *count_label, int64 count, const ScanTimes *times,
+							  ExplainState *es);
 
 /* The node's end: the read's memory, then the node's context (NULL after). */
 extern void scan_end(ScanResult *res, MemoryContext *cxt);

@@ -370,8 +370,7 @@ typedef struct WindowScanState
 	uint32	   *order;			/* output position -> slot; NULL: the identity */
 	int64		pos;
 	int64		npartitions;
-	double		read_ms,
-				cluster_ms;
+	ScanTimes	times;
 } WindowScanState;
 
 static Node *
@@ -525,11 +524,12 @@ run_window_scan(WindowScanState *st)
 	int64		b;
 	int64		p;
 	int			k;
+	GpuHandoff	handoff;
 
 	INSTR_TIME_SET_CURRENT(start);
 	parallel_read(&st->req, &st->res);
 	n = st->res.nrows;
-	st->read_ms = seconds_since(start) * 1000;
+	st->times.read_ms = seconds_since(start) * 1000;
 
 	INSTR_TIME_SET_CURRENT(start);
 	/*
@@ -571,6 +571,9 @@ run_window_scan(WindowScanState *st)
 		st->funcs[k].ids = MemoryContextAllocHuge(st->cxt, Max(n, 1) * sizeof(int32));
 		prefault_write(st->funcs[k].ids, n * sizeof(int32));
 	}
+	st->times.order_ms = seconds_since(start) * 1000;
+	INSTR_TIME_SET_CURRENT(start);
+	gd_gpu_worker_handoff(&handoff);
 
 	rows_fns_init(&st->fns, st->geom_type, st->cxt);
 	scan_fetch_open(&fetch, &st->req, st->geom_state, st->geom_econtext);
@@ -594,7 +597,8 @@ run_window_scan(WindowScanState *st)
 		b = e;
 	}
 	scan_fetch_close(&fetch);
-	st->cluster_ms = seconds_since(start) * 1000;
+	st->times.cluster_ms = seconds_since(start) * 1000;
+	scan_handoff_since(&handoff, &st->times);
 	MemoryContextSwitchTo(old);
 	st->done = true;
 }
@@ -676,8 +680,7 @@ explain_window_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 											   deparse_context_for(relname ? relname : "?",
 																   st->req.relid),
 											   false, false), es);
-	scan_explain_read(&st->req, &st->res, st->done, "Partitions", st->npartitions, st->read_ms,
-					  st->cluster_ms, es);
+	scan_explain_read(&st->req, &st->res, st->done, "Partitions", st->npartitions, &st->times, es);
 }
 
 /* Registers the node and installs the hook (from _PG_init). */
