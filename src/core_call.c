@@ -158,6 +158,18 @@ gpu_available(void)
 	return gpu_usable;
 }
 
+/* See core_call.h; the worker's conditions are call_points'. */
+bool
+core_gpu_worker_serves(void)
+{
+	bool		usable;
+	char		why[sizeof(gpu_why)];
+
+	if (gd_backend_setting == GD_SETTING_CPU || gd_devices->count != 0)
+		return false;
+	return gd_gpu_worker_active(first_device(), &usable, why, sizeof(why)) && usable;
+}
+
 /* gd_params from the GUCs, for one partition. */
 static void
 fill_params(gd_params *params, double eps, int64_t minpoints, gd_backend backend)

@@ -27,6 +27,15 @@ typedef struct ClusterJob
 } ClusterJob;
 
 /*
+ * Whether 2D point clusterings of this backend may go to the GPU worker
+ * (gpu_worker.h): the module preloaded with its worker, a usable GPU, and
+ * gpu_dbscan.backend not cpu.  A caller that will cluster many rows then
+ * keeps them in memory shared with the worker (gd_gpu_worker_alloc), which
+ * reads them in place.
+ */
+extern bool core_gpu_worker_serves(void);
+
+/*
  * Runs job on 2D points (row_kind POINT, EMPTY or NULL); the back end is
  * gpu_dbscan.backend's choice when may_use_gpu, else the CPU.  The GPU
  * serves ids, point types and sweeps alike.

@@ -9,21 +9,27 @@
  * process, forked from it, does.
  *
  * The handshake: the shared state (main shared memory, this file's) holds
- * GD_WORKER_SLOTS request slots.  A backend copies its rows into a DSM
- * segment of its own (x, y, row kinds, then room for the ids), fills a free
- * slot (QUEUED), sets the worker's latch and sleeps on its own latch; the
- * worker takes the slot (RUNNING), attaches the segment, runs the core's
- * gd_cluster_points into it, detaches, marks the slot DONE with the status,
- * message and statistics, and sets the backend's latch.  The backend copies
- * the ids out and frees the slot and the segment.
+ * GD_WORKER_SLOTS request slots.  A request names where each of its four
+ * arrays (x, y, row kinds, ids) lies: a DSM segment and an offset.  Arrays
+ * the backend already keeps in a segment shared with the worker (the fast
+ * path's read and ids, gd_gpu_worker_alloc) are named where they are, with
+ * no copy; the others are copied into a segment made for the request (the
+ * ids copied out of it afterwards).  The backend fills a free slot (QUEUED),
+ * sets the worker's latch and sleeps on its own latch; the worker takes the
+ * slot (RUNNING), attaches the segments, runs the core's gd_cluster_points
+ * on them, detaches, marks the slot DONE with the status, message and
+ * statistics, and sets the backend's latch.  The backend frees the slot and
+ * the request's segment.
  *
  * Failure paths, none of which takes a user's query down with the worker:
  *  - cancel, statement_timeout or terminate of the backend while it waits:
  *    its CHECK_FOR_INTERRUPTS raises the error; on the way out it withdraws
  *    the request (a queued slot is freed, a running one gets its cancel
  *    flag, which the core polls: the worker stops within milliseconds and
- *    frees the slot).  The backend's segment goes with its transaction's
- *    resource owner; the worker's mapping with its detach.  Nothing leaks.
+ *    frees the slot).  The backend's segments go with its transaction's
+ *    resource owner; the worker's mappings with its detach (a segment lives
+ *    while either maps it, so the worker never writes into freed memory).
+ *    Nothing leaks.
  *  - a CUDA error in the worker: the run's status (the core resets the
  *    worker's context after a device error, so the next request works);
  *    backend = auto retries on the CPU with a NOTICE, gpu raises it.
@@ -62,6 +68,7 @@
 
 #include "gpu_worker.h"
 #include "guc.h"
+#include "prefault.h"
 
 #define GD_WORKER_SLOTS 64
 #define WORKER_GONE_MS 5000		/* a backend's wait for a worker to come back */
@@ -76,12 +83,25 @@ typedef enum SlotState
 	SLOT_DONE
 } SlotState;
 
+/* Where one of a request's arrays lies. */
+typedef struct SharedArray
+{
+	dsm_handle	handle;
+	Size		offset;
+} SharedArray;
+
+/* A request's arrays, in this order. */
+enum
+{
+	ARRAY_X, ARRAY_Y, ARRAY_KIND, ARRAY_IDS, NARRAYS
+};
+
 typedef struct WorkerSlot
 {
 	SlotState	state;
 	bool		cancel;			/* withdrawn while running: stop, then free */
 	Latch	   *owner_latch;
-	dsm_handle	handle;
+	SharedArray arrays[NARRAYS];
 	int64		nrows;
 	int			hold_ms;		/* test-only: hold the request first (see below) */
 	gd_params	params;			/* callbacks cleared */
@@ -105,6 +125,18 @@ typedef struct WorkerShared
 static bool gd_gpu_worker_enabled = true;
 static WorkerShared *shared;
 static GpuHandoff handoff;		/* this backend's requests (gd_gpu_worker_handoff) */
+
+/* This backend's segments that the worker may read and write in place. */
+#define MAX_SHARED_SEGMENTS 16
+typedef struct SharedSegment
+{
+	dsm_segment *seg;
+	char	   *base;
+	Size		size;
+} SharedSegment;
+
+static SharedSegment shared_segments[MAX_SHARED_SEGMENTS];
+static int	nshared_segments;
 static shmem_request_hook_type prev_shmem_request_hook;
 static shmem_startup_hook_type prev_shmem_startup_hook;
 
@@ -249,13 +281,16 @@ static void
 serve(int i)
 {
 	WorkerSlot *s = &shared->slots[i];
-	dsm_handle	handle;
+	SharedArray arrays[NARRAYS];
 	int64		nrows;
 	gd_params	params;
 	gd_status	status = GD_ERR_DEVICE;
 	gd_error	err;
 	gd_run_stats stats;
-	dsm_segment *seg;
+	dsm_segment *segs[NARRAYS];
+	char	   *at[NARRAYS];
+	int			nsegs = 0;
+	bool		mapped = true;
 	Latch	   *owner;
 	bool		withdrawn;
 	int			hold_ms;
@@ -267,7 +302,7 @@ serve(int i)
 		return;
 	}
 	s->state = SLOT_RUNNING;
-	handle = s->handle;
+	memcpy(arrays, s->arrays, sizeof(arrays));
 	nrows = s->nrows;
 	params = s->params;
 	hold_ms = s->hold_ms;
@@ -284,21 +319,46 @@ serve(int i)
 
 	memset(&err, 0, sizeof(err));
 	memset(&stats, 0, sizeof(stats));
-	/* NULL when the backend has already given its segment up */
-	seg = dsm_attach(handle);
-	if (seg == NULL)
+	/* each distinct segment attached once; NULL when the backend has given it up */
+	for (int a = 0; a < NARRAYS && nrows > 0 && mapped; a++)
+	{
+		int			k;
+
+		for (k = 0; k < nsegs; k++)
+			if (dsm_segment_handle(segs[k]) == arrays[a].handle)
+				break;
+		if (k == nsegs)
+		{
+			segs[k] = dsm_attach(arrays[a].handle);
+			if (segs[k] == NULL)
+			{
+				mapped = false;
+				break;
+			}
+			nsegs++;
+		}
+		at[a] = (char *) dsm_segment_address(segs[k]) + arrays[a].offset;
+	}
+	if (!mapped)
 	{
 		err.status = GD_ERR_DEVICE;
 		strlcpy(err.message, "the request's shared memory is gone", sizeof(err.message));
 	}
 	else
 	{
-		char	   *base = dsm_segment_address(seg);
-		const double *x = (const double *) base;
-		const double *y = x + nrows;
-		const uint8_t *kind = (const uint8_t *) (y + nrows);
-		int32_t    *ids = (int32_t *) (base + MAXALIGN(nrows * (2 * sizeof(double) + 1)));
+		const double *x = nrows > 0 ? (const double *) at[ARRAY_X] : NULL;
+		const double *y = nrows > 0 ? (const double *) at[ARRAY_Y] : NULL;
+		const uint8_t *kind = nrows > 0 ? (const uint8_t *) at[ARRAY_KIND] : NULL;
+		int32_t    *ids = nrows > 0 ? (int32_t *) at[ARRAY_IDS] : NULL;
 
+		/* this process's page tables for them in one call each, not a fault a page */
+		if (nrows > 0)
+		{
+			prefault_read((void *) x, nrows * sizeof(double));
+			prefault_read((void *) y, nrows * sizeof(double));
+			prefault_read((void *) kind, nrows);
+			prefault_write(ids, nrows * sizeof(int32_t));
+		}
 		params.should_cancel = worker_should_cancel;
 		params.cancel_arg = s;
 		params.report_step = NULL;
@@ -313,8 +373,9 @@ serve(int i)
 			status = gd_cluster_points(x, y, kind, nrows, &params, ids, &stats, &err);
 		else
 			status = GD_OK;
-		dsm_detach(seg);
 	}
+	while (nsegs > 0)
+		dsm_detach(segs[--nsegs]);
 
 	/* stopped by the worker's own terminate, not by the backend's cancel */
 	if (status == GD_ERR_CANCELLED && !s->cancel)
@@ -472,16 +533,126 @@ gd_gpu_worker_handoff(GpuHandoff *totals)
 	*totals = handoff;
 }
 
+/* ---- segments shared with the worker ---------------------------------- */
+
+/* Forgets a shared segment as it is detached (on_dsm_detach). */
+static void
+unshare_segment(dsm_segment *seg, Datum arg)
+{
+	for (int k = 0; k < nshared_segments; k++)
+		if (shared_segments[k].seg == seg)
+		{
+			shared_segments[k] = shared_segments[--nshared_segments];
+			return;
+		}
+}
+
+bool
+gd_gpu_worker_share(dsm_segment *seg)
+{
+	if (shared == NULL || nshared_segments == MAX_SHARED_SEGMENTS)
+		return false;
+	shared_segments[nshared_segments].seg = seg;
+	shared_segments[nshared_segments].base = dsm_segment_address(seg);
+	shared_segments[nshared_segments].size = dsm_segment_map_length(seg);
+	nshared_segments++;
+	on_dsm_detach(seg, unshare_segment, (Datum) 0);
+	return true;
+}
+
+void *
+gd_gpu_worker_alloc(Size bytes, dsm_segment **seg)
+{
+	bytes = Max(bytes, MAXIMUM_ALIGNOF);
+	*seg = NULL;
+	if (shared == NULL || nshared_segments == MAX_SHARED_SEGMENTS || !dsm_has_room(bytes))
+		return NULL;
+	*seg = dsm_create(bytes, DSM_CREATE_NULL_IF_MAXSEGMENTS);
+	if (*seg == NULL)
+		return NULL;
+	gd_gpu_worker_share(*seg);
+	return dsm_segment_address(*seg);
+}
+
+/*
+ * A segment of gd_gpu_worker_alloc_in goes with its memory context, unless
+ * its resource owner detached it first (an error: the owner is released
+ * before the contexts are deleted), which clears cb->arg.
+ */
+static void
+detach_with_context(void *arg)
+{
+	MemoryContextCallback *cb = arg;
+
+	if (cb->arg != NULL)
+		dsm_detach((dsm_segment *) cb->arg);
+}
+
+static void
+forget_context_callback(dsm_segment *seg, Datum arg)
+{
+	((MemoryContextCallback *) DatumGetPointer(arg))->arg = NULL;
+}
+
+void *
+gd_gpu_worker_alloc_in(MemoryContext cxt, Size bytes)
+{
+	dsm_segment *seg;
+	void	   *p;
+	MemoryContextCallback *cb;
+	MemoryContextCallback *self;
+
+	/* the callbacks' memory first: no error once the segment exists */
+	cb = MemoryContextAlloc(cxt, 2 * sizeof(MemoryContextCallback));
+	p = gd_gpu_worker_alloc(bytes, &seg);
+	if (p == NULL)
+	{
+		pfree(cb);
+		return NULL;
+	}
+	/* cb[1] holds the segment; cb[0], registered with cxt, is handed cb[1] */
+	self = &cb[1];
+	self->arg = seg;
+	cb[0].func = detach_with_context;
+	cb[0].arg = self;
+	on_dsm_detach(seg, forget_context_callback, PointerGetDatum(self));
+	MemoryContextRegisterResetCallback(cxt, &cb[0]);
+	return p;
+}
+
+/* Where [p, p + bytes) lies when a shared segment holds it whole. */
+static bool
+find_shared(const void *p, Size bytes, SharedArray *out)
+{
+	const char *c = p;
+
+	for (int k = 0; k < nshared_segments && c != NULL; k++)
+	{
+		const SharedSegment *g = &shared_segments[k];
+
+		if (c >= g->base && c + bytes <= g->base + g->size)
+		{
+			out->handle = dsm_segment_handle(g->seg);
+			out->offset = c - g->base;
+			return true;
+		}
+	}
+	return false;
+}
+
 /* gd_gpu_worker_cluster, the request held hold_ms by the worker first. */
 static bool
 submit(const double *x, const double *y, const uint8_t *row_kind, int64_t nrows,
 	   const gd_params *params, int hold_ms, int32_t *cluster_ids, gd_run_stats *stats,
 	   gd_error *err, gd_status *status)
 {
-	Size		ids_at = MAXALIGN(nrows * (2 * sizeof(double) + 1));
-	Size		bytes = Max(ids_at + nrows * sizeof(int32_t), MAXIMUM_ALIGNOF);
-	dsm_segment *seg;
-	char	   *base;
+	const void *src[NARRAYS] = {x, y, row_kind, cluster_ids};
+	const Size	width[NARRAYS] = {sizeof(double), sizeof(double), sizeof(uint8_t), sizeof(int32_t)};
+	SharedArray arrays[NARRAYS];
+	bool		in_place[NARRAYS];
+	Size		bytes = 0;
+	dsm_segment *seg = NULL;
+	char	   *base = NULL;
 	WorkerSlot *volatile slot = NULL;
 	Latch	   *worker_latch;
 	TimestampTz gone_since = 0;
@@ -491,18 +662,38 @@ submit(const double *x, const double *y, const uint8_t *row_kind, int64_t nrows,
 				t3;
 
 	INSTR_TIME_SET_CURRENT(t0);
-	if (shared == NULL || !dsm_has_room(bytes))
+	if (shared == NULL)
 		return false;
-	seg = dsm_create(bytes, DSM_CREATE_NULL_IF_MAXSEGMENTS);
-	if (seg == NULL)
-		return false;
-	base = dsm_segment_address(seg);
-	if (nrows > 0)
+	/* the arrays not in a shared segment go into one made for the request */
+	for (int a = 0; a < NARRAYS; a++)
 	{
-		memcpy(base, x, nrows * sizeof(double));
-		memcpy(base + nrows * sizeof(double), y, nrows * sizeof(double));
-		memcpy(base + 2 * nrows * sizeof(double), row_kind, nrows);
+		in_place[a] = nrows > 0 && find_shared(src[a], nrows * width[a], &arrays[a]);
+		if (!in_place[a] && nrows > 0)
+		{
+			arrays[a].offset = bytes;
+			bytes += MAXALIGN(nrows * width[a]);
+		}
 	}
+	if (bytes > 0)
+	{
+		if (!dsm_has_room(bytes))
+			return false;
+		seg = dsm_create(bytes, DSM_CREATE_NULL_IF_MAXSEGMENTS);
+		if (seg == NULL)
+			return false;
+		base = dsm_segment_address(seg);
+		prefault_write(base, bytes);
+		for (int a = 0; a < NARRAYS; a++)
+		{
+			if (in_place[a])
+				continue;
+			arrays[a].handle = dsm_segment_handle(seg);
+			if (a != ARRAY_IDS)
+				memcpy(base + arrays[a].offset, src[a], nrows * width[a]);
+		}
+	}
+	else
+		memset(arrays, 0, sizeof(arrays));
 
 	SpinLockAcquire(&shared->mutex);
 	for (int i = 0; i < GD_WORKER_SLOTS; i++)
@@ -513,7 +704,7 @@ submit(const double *x, const double *y, const uint8_t *row_kind, int64_t nrows,
 			s->state = SLOT_QUEUED;
 			s->cancel = false;
 			s->owner_latch = MyLatch;
-			s->handle = dsm_segment_handle(seg);
+			memcpy(s->arrays, arrays, sizeof(arrays));
 			s->nrows = nrows;
 			s->hold_ms = hold_ms;
 			s->params = *params;
@@ -528,7 +719,8 @@ submit(const double *x, const double *y, const uint8_t *row_kind, int64_t nrows,
 	SpinLockRelease(&shared->mutex);
 	if (slot == NULL)
 	{
-		dsm_detach(seg);
+		if (seg)
+			dsm_detach(seg);
 		return false;			/* every slot taken: in-process */
 	}
 	INSTR_TIME_SET_CURRENT(t1);
@@ -583,11 +775,13 @@ submit(const double *x, const double *y, const uint8_t *row_kind, int64_t nrows,
 	PG_END_TRY();
 
 	INSTR_TIME_SET_CURRENT(t2);
-	if (*status == GD_OK && nrows > 0)
-		memcpy(cluster_ids, base + ids_at, nrows * sizeof(int32_t));
-	dsm_detach(seg);
+	if (*status == GD_OK && nrows > 0 && !in_place[ARRAY_IDS])
+		memcpy(cluster_ids, base + arrays[ARRAY_IDS].offset, nrows * sizeof(int32_t));
+	if (seg)
+		dsm_detach(seg);
 	INSTR_TIME_SET_CURRENT(t3);
 	handoff.requests++;
+	handoff.in_place += bytes == 0;
 	handoff.in_ms += ms_between(t0, t1);
 	handoff.wait_ms += ms_between(t1, t2);
 	handoff.core_ms += *status == GD_OK ? stats->t_total * 1000.0 : 0;

@@ -7,6 +7,8 @@
 
 #include "gd_core.h"
 
+#include "storage/dsm.h"
+
 /*
  * When the module is being preloaded (shared_preload_libraries): defines
  * gpu_dbscan.gpu_worker and, when it is on, registers the worker and its
@@ -39,6 +41,27 @@ extern bool gd_gpu_worker_cluster(const double *x, const double *y, const uint8_
 								  gd_run_stats *stats, gd_error *err, gd_status *status);
 
 /*
+ * Lets the worker read and write seg's memory in place: a request whose
+ * arrays lie in it (whole) names them there instead of copying them
+ * (forgotten when seg is detached).  False when the module was not
+ * preloaded, or too many segments are shared already.
+ */
+extern bool gd_gpu_worker_share(dsm_segment *seg);
+
+/*
+ * bytes of fresh memory in a new DSM segment shared with the worker
+ * (*seg: detach it to free them); NULL (and *seg NULL) when the module was
+ * not preloaded or no segment can be made: the caller allocates elsewhere.
+ */
+extern void *gd_gpu_worker_alloc(Size bytes, dsm_segment **seg);
+
+/*
+ * gd_gpu_worker_alloc's memory, given back when cxt is reset or deleted;
+ * NULL likewise.
+ */
+extern void *gd_gpu_worker_alloc_in(MemoryContext cxt, Size bytes);
+
+/*
  * What this backend's requests to the worker have cost so far (ms): the
  * rows copied into the request's shared memory (in), the wait for the
  * answer (wait, of which the core's own run took core), the ids copied
@@ -48,6 +71,7 @@ extern bool gd_gpu_worker_cluster(const double *x, const double *y, const uint8_
 typedef struct GpuHandoff
 {
 	int64		requests;
+	int64		in_place;		/* requests whose four arrays were all shared, no copy */
 	double		in_ms;
 	double		wait_ms;
 	double		core_ms;

@@ -19,7 +19,10 @@
  * size: growth costs a second scan, never a copy of what was read.
  *
  * Each participant populates the pages of the slots it claims in one call
- * (prefault.h) before it writes them.  The read's common SRID is the first
+ * (prefault.h) before it writes them.  With share_with_gpu, the arrays the
+ * caller gets (the read's own, or the copy in heap order) are in a DSM
+ * segment shared with the GPU worker (gpu_worker.h), which then clusters
+ * them in place instead of getting a copy.  The read's common SRID is the first
  * one a participant stores (a compare-and-swap); rows with another are
  * marked and keep theirs.
  */
@@ -48,6 +51,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
+#include "gpu_worker.h"
 #include "gserialized_points.h"
 #include "parallel_read.h"
 #include "prefault.h"
@@ -93,6 +97,7 @@ typedef struct ScanShared
 /* The arrays in one allocation (a DSM segment or palloc'd memory). */
 typedef struct ScanArrays
 {
+	dsm_segment *segment;		/* NULL: palloc'd, from kind on */
 	uint8	   *kind;
 	double	   *x,
 			   *y;
@@ -463,6 +468,23 @@ release_shared(void *p, Size len)
 }
 
 /*
+ * Memory for arrays of bytes: a segment shared with the GPU worker when
+ * asked for and one can be made (*seg), else palloc'd (*seg NULL).
+ */
+static char *
+alloc_arrays(Size bytes, bool share, dsm_segment **seg)
+{
+	char	   *base = share ? gd_gpu_worker_alloc(bytes, seg) : NULL;
+
+	if (base == NULL)
+	{
+		*seg = NULL;
+		base = MemoryContextAllocHuge(CurrentMemoryContext, bytes);
+	}
+	return base;
+}
+
+/*
  * Copies one array of elements of width bytes from src (by slot) to dst (in
  * the runs' order), populating dst first; then frees src when it is shared
  * memory (capacity elements), so that the copy grows as the segment shrinks.
@@ -487,15 +509,17 @@ gather_array(void *dst, void *src, Size width, const ScanRun *runs, uint64 nruns
 }
 
 /*
- * Copies the rows of a, in the runs' order (sorted), into new arrays (palloc'd,
- * from the start of *to): odd_srid and tid (when not every row's is kept) for
- * the rows that have them, then the dense arrays one by one, each freed from
- * the shared memory (shared) once copied.
+ * Copies the rows of a, in the runs' order (sorted), into new arrays (one
+ * allocation, alloc_arrays's, from the start of *to): odd_srid and tid (when
+ * not every row's is kept) for the rows that have them, then the dense arrays
+ * one by one, each freed from the shared memory (shared) once copied.
  */
 static void
 gather_runs(const ScanShared *sh, const ScanArrays *a, const ScanRun *runs, uint64 nruns,
-			int64 nrows, bool shared, ScanArrays *to)
+			int64 nrows, bool shared, bool share_with_gpu, ScanArrays *to)
 {
+	dsm_segment *seg;
+
 	ScanShared	dst = *sh;
 	char	   *base;
 	uint64		k;
@@ -506,8 +530,9 @@ gather_runs(const ScanShared *sh, const ScanArrays *a, const ScanRun *runs, uint
 	dst.capacity = Max(nrows, 1);
 	dst.runs_capacity = 0;
 	memset(to, 0, sizeof(*to));
-	base = MemoryContextAllocHuge(CurrentMemoryContext, layout_arrays(&dst, NULL, to));
+	base = alloc_arrays(layout_arrays(&dst, NULL, to), share_with_gpu, &seg);
 	layout_arrays(&dst, base, to);
+	to->segment = seg;
 	for (k = 0; k < nruns; k++)
 	{
 		uint64		s = runs[k].start;
@@ -548,6 +573,7 @@ take_arrays(ScanResult *res, const ScanArrays *a, int ncolumns)
 {
 	int			c;
 
+	res->segment = a->segment;
 	res->kind = a->kind;
 	res->x = a->x;
 	res->y = a->y;
@@ -588,11 +614,13 @@ finish_result(const ScanShared *sh, const ScanRequest *req, ScanArrays *a, bool 
 	res->ncolumns = sh->ncolumns;
 	res->need_tids = sh->need_tids;
 	res->capacity = sh->capacity;
+	res->share_with_gpu = req->share_with_gpu;
 	res->order = NULL;
 	res->common_srid = (int32) (uint32) srid;
 	if (!in_order && req->heap_order)
 	{
-		gather_runs(sh, a, a->runs, pass->nruns, res->nrows, shared, &gathered);
+		gather_runs(sh, a, a->runs, pass->nruns, res->nrows, shared, req->share_with_gpu,
+					&gathered);
 		a = &gathered;
 	}
 	else if (!in_order)
@@ -609,11 +637,13 @@ read_serial(Relation rel, const ScanRequest *req, uint64 capacity, uint64 runs_c
 	ScanArrays	a;
 	TableScanDesc scan;
 	char	   *base;
+	dsm_segment *seg;
 
 	init_shared(&sh, req, capacity, runs_capacity);
 	memset(&a, 0, sizeof(a));
-	base = MemoryContextAllocHuge(CurrentMemoryContext, layout_arrays(&sh, NULL, &a));
+	base = alloc_arrays(layout_arrays(&sh, NULL, &a), req->share_with_gpu, &seg);
 	layout_arrays(&sh, base, &a);
+	a.segment = seg;
 	/* no synchronized scan: the rows come from block 0 on */
 	scan = table_beginscan_strat(rel, req->snapshot, 0, NULL, true, false);
 	scan_rows(&sh, &a, rel, scan, req->quals, req->geom_expr);
@@ -626,8 +656,13 @@ read_serial(Relation rel, const ScanRequest *req, uint64 capacity, uint64 runs_c
 	if (pass->complete)
 		finish_result(&sh, req, &a, false, res, pass);
 	if (!pass->complete || res->kind != a.kind)
-		pfree(base);			/* not read completely, or copied */
-	res->segment = NULL;
+	{
+		/* not read completely, or copied */
+		if (seg)
+			dsm_detach(seg);
+		else
+			pfree(base);
+	}
 }
 
 /* Workers and the leader: the arrays in a DSM segment of their own. */
@@ -663,6 +698,9 @@ read_parallel(Relation rel, const ScanRequest *req, uint64 capacity, uint64 runs
 	memset(&a, 0, sizeof(a));
 	data = dsm_create(layout_arrays(sh, NULL, &a), 0);
 	layout_arrays(sh, dsm_segment_address(data), &a);
+	a.segment = data;
+	if (req->share_with_gpu)
+		(void) gd_gpu_worker_share(data);
 	sh->data_handle = dsm_segment_handle(data);
 	shm_toc_insert(pcxt->toc, KEY_SHARED, sh);
 
@@ -691,15 +729,9 @@ read_parallel(Relation rel, const ScanRequest *req, uint64 capacity, uint64 runs
 	pass->complete = pg_atomic_read_u32(&sh->overflow) == 0;
 	pass->nworkers_launched = pcxt->nworkers_launched;
 	if (pass->complete)
-	{
 		finish_result(sh, req, &a, true, res, pass);
-		/* the rows copied out of the segment, or in it */
-		if (res->kind == a.kind)
-			res->segment = data;
-		else
-			dsm_detach(data);
-	}
-	else
+	/* unless the rows are in it still */
+	if (!pass->complete || res->segment != data)
 		dsm_detach(data);
 	DestroyParallelContext(pcxt);
 	ExitParallelMode();
@@ -796,6 +828,7 @@ parallel_read_in_heap_order(ScanResult *res)
 	sh.need_tids = res->need_tids;
 	sh.capacity = res->capacity;
 	memset(&from, 0, sizeof(from));
+	from.segment = res->segment;
 	from.kind = res->kind;
 	from.x = res->x;
 	from.y = res->y;
@@ -806,7 +839,8 @@ parallel_read_in_heap_order(ScanResult *res)
 		from.values[c] = res->values[c];
 		from.isnull[c] = res->isnull[c];
 	}
-	gather_runs(&sh, &from, runs, nruns, res->nrows, res->segment != NULL, &to);
+	gather_runs(&sh, &from, runs, nruns, res->nrows, res->segment != NULL, res->share_with_gpu,
+				&to);
 	pfree(runs);
 	pfree(res->order);
 	res->order = NULL;

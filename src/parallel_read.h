@@ -58,6 +58,7 @@ typedef struct ScanRequest
 	int			nworkers;		/* parallel workers to ask for (0: the leader alone) */
 	bool		need_tids;		/* every row's TID (ctid), not only those fetched again */
 	bool		heap_order;		/* the slots in heap order (ScanResult.order NULL) */
+	bool		share_with_gpu; /* the arrays where the GPU worker reads them in place */
 	Snapshot	snapshot;
 } ScanRequest;
 
@@ -82,9 +83,11 @@ typedef struct ScanResult
 	bool	   *isnull[SCAN_MAX_COLUMNS];
 	int			nworkers_launched;
 	int			passes;			/* 2 when the estimate was short and the scan ran again */
-	dsm_segment *segment;		/* holds the arrays when workers ran; NULL: palloc'd */
+	dsm_segment *segment;		/* holds the arrays (workers ran, or share_with_gpu); NULL:
+								 * palloc'd */
 	int			ncolumns;		/* the request's, for parallel_read_in_heap_order */
 	bool		need_tids;
+	bool		share_with_gpu;
 	uint64		capacity;		/* slots of the arrays */
 } ScanResult;
 

@@ -21,4 +21,11 @@
  */
 extern void prefault_write(void *p, Size len);
 
+/*
+ * Maps the whole pages inside [p, p + len) for reading (memory that is
+ * resident already, such as a shared segment another process wrote): one
+ * call instead of a fault a page.  Same conditions as prefault_write.
+ */
+extern void prefault_read(const void *p, Size len);
+
 #endif							/* GPU_DBSCAN_PREFAULT_H */

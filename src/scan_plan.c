@@ -269,6 +269,7 @@ scan_handoff_since(const GpuHandoff *before, ScanTimes *times)
 
 	gd_gpu_worker_handoff(&now);
 	times->handoff.requests = now.requests - before->requests;
+	times->handoff.in_place = now.in_place - before->in_place;
 	times->handoff.in_ms = now.in_ms - before->in_ms;
 	times->handoff.wait_ms = now.wait_ms - before->wait_ms;
 	times->handoff.core_ms = now.core_ms - before->core_ms;
@@ -304,6 +305,7 @@ scan_explain_read(const ScanRequest *req, const ScanResult *res, bool done,
 		if (times->handoff.requests > 0)
 		{
 			ExplainPropertyInteger("GPU Worker Requests", NULL, times->handoff.requests, es);
+			ExplainPropertyInteger("GPU Worker Requests In Place", NULL, times->handoff.in_place, es);
 			ExplainPropertyFloat("GPU Worker Copy In Time", "ms", times->handoff.in_ms, 3, es);
 			ExplainPropertyFloat("GPU Worker Wait Time", "ms", times->handoff.wait_ms, 3, es);
 			ExplainPropertyFloat("GPU Worker Core Time", "ms", times->handoff.core_ms, 3, es);

@@ -10,9 +10,13 @@
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
+#include "gpu_worker.h"
 #include "gserialized_points.h"
 #include "prefault.h"
 #include "scan_rows.h"
+
+/* Rows of a partition from which its copy is made in memory shared with the GPU worker. */
+#define SHARE_MIN_ROWS 65536
 
 /* f on the read's relation (see scan_rows.h). */
 void
@@ -114,9 +118,22 @@ scan_rows_build(Rows *rows, RowsFns *fns, const ScanResult *res, const uint32 *s
 	}
 	else
 	{
-		rows->kind = MemoryContextAllocHuge(rows->cxt, Max(n, 1) * sizeof(uint8));
-		x = MemoryContextAllocHuge(rows->cxt, Max(n, 1) * sizeof(double));
-		y = MemoryContextAllocHuge(rows->cxt, Max(n, 1) * sizeof(double));
+		/* a big partition's copy where the GPU worker reads it in place */
+		char	   *shared = res->share_with_gpu && n >= SHARE_MIN_ROWS ?
+			gd_gpu_worker_alloc_in(rows->cxt, n * (2 * sizeof(double) + sizeof(uint8))) : NULL;
+
+		if (shared)
+		{
+			x = (double *) shared;
+			y = x + n;
+			rows->kind = (uint8 *) (y + n);
+		}
+		else
+		{
+			rows->kind = MemoryContextAllocHuge(rows->cxt, Max(n, 1) * sizeof(uint8));
+			x = MemoryContextAllocHuge(rows->cxt, Max(n, 1) * sizeof(double));
+			y = MemoryContextAllocHuge(rows->cxt, Max(n, 1) * sizeof(double));
+		}
 		prefault_write(rows->kind, n * sizeof(uint8));
 		prefault_write(x, n * sizeof(double));
 		prefault_write(y, n * sizeof(double));

@@ -527,6 +527,8 @@ run_window_scan(WindowScanState *st)
 	GpuHandoff	handoff;
 
 	INSTR_TIME_SET_CURRENT(start);
+	/* the GPU worker clusters the rows and writes the ids where they are */
+	st->req.share_with_gpu = core_gpu_worker_serves();
 	parallel_read(&st->req, &st->res);
 	n = st->res.nrows;
 	st->times.read_ms = seconds_since(start) * 1000;
@@ -568,8 +570,13 @@ run_window_scan(WindowScanState *st)
 
 	for (k = 0; k < st->nfuncs; k++)
 	{
-		st->funcs[k].ids = MemoryContextAllocHuge(st->cxt, Max(n, 1) * sizeof(int32));
-		prefault_write(st->funcs[k].ids, n * sizeof(int32));
+		ScanFunction *fn = &st->funcs[k];
+
+		fn->ids = st->req.share_with_gpu ?
+			gd_gpu_worker_alloc_in(st->cxt, Max(n, 1) * sizeof(int32)) : NULL;
+		if (fn->ids == NULL)
+			fn->ids = MemoryContextAllocHuge(st->cxt, Max(n, 1) * sizeof(int32));
+		prefault_write(fn->ids, n * sizeof(int32));
 	}
 	st->times.order_ms = seconds_since(start) * 1000;
 	INSTR_TIME_SET_CURRENT(start);

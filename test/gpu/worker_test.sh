@@ -66,7 +66,8 @@ q -c "CREATE OR REPLACE FUNCTION public.gd_test_worker_probe(int) RETURNS int
   -c "CREATE OR REPLACE FUNCTION public.gd_test_worker_busy() RETURNS int
         AS '\$libdir/gpu_dbscan', 'gpu_dbscan_worker_busy' LANGUAGE C VOLATILE"
 q -c "DROP TABLE IF EXISTS ref" -c "SET gpu_dbscan.backend = cpu" \
-  -c "CREATE TABLE ref AS SELECT id, geom, gpu_dbscan(geom, 1, 10) OVER (ORDER BY id) k FROM t1m"
+  -c "CREATE TABLE ref AS SELECT id, id % 7 AS p, id / 150000 AS q, geom,
+        gpu_dbscan(geom, 1, 10) OVER (ORDER BY id) k FROM t1m"
 [[ $(q -c "SELECT count(*) FROM ref") == 1000000 ]] || bad "no reference ids (t1m missing? run startup_sql.sh first)"
 
 # --- 2. right answer, no context in the backend --------------------------------------
@@ -93,6 +94,45 @@ done
 wait
 out=$(cat /tmp/gd_conc.{1,2,3,4} | tr '\n' ' ')
 [[ $out == "0 0 0 0 " ]] && ok "four concurrent sessions through the worker: every answer right" || bad "concurrent sessions: '$out'"
+
+# the fast path hands its read and ids to the worker in place (no copy): the
+# same ids as the CPU's fast path, whatever the window and the workers (q:
+# partitions in heap order, clustered where the read left them; p: sorted,
+# each partition copied once into memory the worker maps)
+for w in 0 4; do
+	for over in "ORDER BY id" "" "PARTITION BY q ORDER BY id" "PARTITION BY p ORDER BY id" "PARTITION BY p"; do
+		out=$(q -c "SET gpu_dbscan.scan_workers = $w" -c "SET max_parallel_workers_per_gather = $w" \
+			-c "SET gpu_dbscan.backend = cpu" \
+			-c "CREATE TEMP TABLE c AS SELECT id, gpu_dbscan(geom, 1, 10) OVER ($over) k FROM ref" \
+			-c "SET gpu_dbscan.backend = gpu" \
+			-c "CREATE TEMP TABLE g AS SELECT id, gpu_dbscan(geom, 1, 10) OVER ($over) k FROM ref" \
+			-c "SELECT count(*) FROM c JOIN g USING (id) WHERE c.k IS DISTINCT FROM g.k" \
+			-c "SELECT count(*) FROM g" 2>&1 | tr '\n' ' ')
+		[[ $out == "0 1000000 " ]] && ok "in place, $w workers, OVER ($over): ids equal the CPU's" ||
+			bad "in place, $w workers, OVER ($over): '$out'"
+	done
+	plan=$(q -c "SET gpu_dbscan.scan_workers = $w" -c "SET max_parallel_workers_per_gather = $w" \
+		-c "SET gpu_dbscan.backend = gpu" -c "EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF)
+		SELECT max(c) FROM (SELECT gpu_dbscan(geom, 1, 10) OVER (PARTITION BY q ORDER BY id) c FROM ref) s" 2>&1)
+	echo "$plan" | grep -E 'GPU Worker|Read Time|Cluster Time|Workers Launched'
+	if echo "$plan" | grep -q 'GPU Worker Requests: 7' && echo "$plan" | grep -q 'GPU Worker Requests In Place: 7'; then
+		ok "in place, $w workers: EXPLAIN shows 7 requests, all in place"
+	else bad "in place, $w workers: EXPLAIN: $(echo "$plan" | grep 'GPU Worker Requests' | tr '\n' ' ')"; fi
+done
+# statement_timeout at any point of a query whose arrays the worker maps: a
+# clean error, no request slot nor DSM segment left, the next answer right
+d0=$(dsm_count)
+for ms in 5 20 40 60 80 120; do
+	out=$(q -c "SET statement_timeout = '${ms}ms'" -c "SET gpu_dbscan.backend = gpu" \
+		-c "SELECT max(c) FROM (SELECT gpu_dbscan(geom, 1, 10) OVER (ORDER BY id) c FROM ref) s" 2>&1)
+	[[ $out == *"statement timeout"* || $out =~ ^[0-9]+$ ]] || bad "statement_timeout ${ms}ms: '$out'"
+done
+sleep 0.3
+busy=$(q -c "SELECT gd_test_worker_busy()")
+d1=$(dsm_count)
+[[ $busy == 0 && $d1 -le $d0 ]] && ok "timeouts during in-place requests: no slot, no segment left ($d0 -> $d1)" ||
+	bad "timeouts during in-place requests: $busy slots, segments $d0 -> $d1"
+check_answer "after the in-place timeouts"
 
 # --- 3. fresh sessions ---------------------------------------------------------------
 echo "== startup_sql.sh with the worker"
