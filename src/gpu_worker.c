@@ -665,6 +665,7 @@ submit(const double *x, const double *y, const uint8_t *row_kind, int64_t nrows,
 	if (shared == NULL)
 		return false;
 	/* the arrays not in a shared segment go into one made for the request */
+	memset(arrays, 0, sizeof(arrays));
 	for (int a = 0; a < NARRAYS; a++)
 	{
 		in_place[a] = nrows > 0 && find_shared(src[a], nrows * width[a], &arrays[a]);
@@ -692,8 +693,6 @@ submit(const double *x, const double *y, const uint8_t *row_kind, int64_t nrows,
 				memcpy(base + arrays[a].offset, src[a], nrows * width[a]);
 		}
 	}
-	else
-		memset(arrays, 0, sizeof(arrays));
 
 	SpinLockAcquire(&shared->mutex);
 	for (int i = 0; i < GD_WORKER_SLOTS; i++)
