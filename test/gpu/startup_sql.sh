@@ -18,7 +18,10 @@ CREATE EXTENSION IF NOT EXISTS postgis;
 DROP EXTENSION IF EXISTS gpu_dbscan;
 CREATE EXTENSION gpu_dbscan;
 SELECT setseed(0.42);
-CREATE UNLOGGED TABLE IF NOT EXISTS t1m AS
+-- unlogged: a crash restart (worker_test.sh's kill -9) leaves it empty
+CREATE UNLOGGED TABLE IF NOT EXISTS t1m (id int, geom geometry);
+TRUNCATE t1m;
+INSERT INTO t1m
   SELECT i AS id, ST_MakePoint(random() * 1000, random() * 1000) AS geom
   FROM generate_series(0, 999999) AS i;
 VACUUM ANALYZE t1m;
