@@ -611,9 +611,6 @@ finish_result(const ScanShared *sh, const ScanRequest *req, ScanArrays *a, bool 
 
 	res->nrows = (int64) pass->nseen;
 	res->nworkers_launched = pass->nworkers_launched;
-	res->ncolumns = sh->ncolumns;
-	res->need_tids = sh->need_tids;
-	res->capacity = sh->capacity;
 	res->share_with_gpu = req->share_with_gpu;
 	res->order = NULL;
 	res->common_srid = (int32) (uint32) srid;
@@ -791,61 +788,6 @@ parallel_read(const ScanRequest *req, ScanResult *res)
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("gpu_dbscan: the fast path reads at most %u rows", PG_UINT32_MAX - 1)));
 	table_close(rel, NoLock);
-}
-
-/* Copies the rows into heap order (see parallel_read.h). */
-void
-parallel_read_in_heap_order(ScanResult *res)
-{
-	ScanShared	sh;
-	ScanArrays	from;
-	ScanArrays	to;
-	ScanRun    *runs;
-	uint64		nruns = 0;
-	int64		r;
-	int			c;
-
-	if (res->order == NULL)
-		return;
-	/* the order's runs of consecutive slots */
-	for (r = 0; r < res->nrows; r++)
-		if (r == 0 || res->order[r] != res->order[r - 1] + 1)
-			nruns++;
-	runs = palloc_extended(Max(nruns, 1) * sizeof(ScanRun), MCXT_ALLOC_HUGE);
-	nruns = 0;
-	for (r = 0; r < res->nrows; r++)
-	{
-		if (r == 0 || res->order[r] != res->order[r - 1] + 1)
-		{
-			runs[nruns].block = InvalidBlockNumber;
-			runs[nruns].start = res->order[r];
-			runs[nruns++].count = 0;
-		}
-		runs[nruns - 1].count++;
-	}
-	memset(&sh, 0, sizeof(sh));
-	sh.ncolumns = res->ncolumns;
-	sh.need_tids = res->need_tids;
-	sh.capacity = res->capacity;
-	memset(&from, 0, sizeof(from));
-	from.segment = res->segment;
-	from.kind = res->kind;
-	from.x = res->x;
-	from.y = res->y;
-	from.odd_srid = res->odd_srid;
-	from.tid = res->tid;
-	for (c = 0; c < res->ncolumns; c++)
-	{
-		from.values[c] = res->values[c];
-		from.isnull[c] = res->isnull[c];
-	}
-	gather_runs(&sh, &from, runs, nruns, res->nrows, res->segment != NULL, res->share_with_gpu,
-				&to);
-	pfree(runs);
-	pfree(res->order);
-	res->order = NULL;
-	free_arrays(res);
-	take_arrays(res, &to, res->ncolumns);
 }
 
 /* Frees what parallel_read holds (see parallel_read.h). */

@@ -85,10 +85,7 @@ typedef struct ScanResult
 	int			passes;			/* 2 when the estimate was short and the scan ran again */
 	dsm_segment *segment;		/* holds the arrays (workers ran, or share_with_gpu); NULL:
 								 * palloc'd */
-	int			ncolumns;		/* the request's, for parallel_read_in_heap_order */
-	bool		need_tids;
-	bool		share_with_gpu;
-	uint64		capacity;		/* slots of the arrays */
+	bool		share_with_gpu; /* the request's (scan_rows_build's copies too) */
 } ScanResult;
 
 /*
@@ -97,13 +94,6 @@ typedef struct ScanResult
  * are raised here, as the leader's own.
  */
 extern void parallel_read(const ScanRequest *req, ScanResult *res);
-
-/*
- * Copies the rows into heap order when they are not (res->order NULL after),
- * freeing the arrays they were in: for a caller that finds, after the read,
- * that the rows in heap order are what it needs in place.
- */
-extern void parallel_read_in_heap_order(ScanResult *res);
 
 /* Frees what parallel_read holds. */
 extern void parallel_read_release(ScanResult *res);

@@ -76,7 +76,11 @@
 
 static create_upper_paths_hook_type prev_create_upper_paths_hook = NULL;
 
-/* What the plan carries after the common fields (scan_plan.h), in this order. */
+/*
+ * What the path and the plan carry after the common fields (scan_plan.h),
+ * in this order; at PF_NFIELDS the path has its window functions, the plan
+ * the scan tuple's order (scan_tuple_order).
+ */
 typedef enum PlanField
 {
 	PF_NPARTKEYS = SP_NCOMMON,	/* the first keys are PARTITION BY's, the rest ORDER BY's */
@@ -305,6 +309,39 @@ window_scan_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *
 
 /* ---- the plan --------------------------------------------------------------- */
 
+/*
+ * The scan tuple's entries (canon: the carried columns, then the window
+ * functions) in the order of the node's targetlist where it names them, the
+ * rest after: as a list of canon's positions.  A targetlist that is the scan
+ * tuple needs no projection per row (ExecConditionalAssignProjectionInfo).
+ */
+static List *
+scan_tuple_order(List *tlist, List *canon)
+{
+	int			n = list_length(canon);
+	bool	   *taken = palloc0(Max(n, 1) * sizeof(bool));
+	List	   *order = NIL;
+	ListCell   *lc;
+
+	foreach(lc, tlist)
+	{
+		Expr	   *expr = ((TargetEntry *) lfirst(lc))->expr;
+
+		for (int j = 0; j < n; j++)
+			if (!taken[j] && equal(expr, ((TargetEntry *) list_nth(canon, j))->expr))
+			{
+				taken[j] = true;
+				order = lappend_int(order, j);
+				break;
+			}
+	}
+	for (int j = 0; j < n; j++)
+		if (!taken[j])
+			order = lappend_int(order, j);
+	pfree(taken);
+	return order;
+}
+
 static Plan *
 plan_window_scan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tlist,
 				 List *clauses, List *custom_plans)
@@ -318,6 +355,9 @@ plan_window_scan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List
 	List	   *wfuncs = (List *) list_nth(priv, PF_NFIELDS);
 	/* the range table index of the relation, from a window function's geometry */
 	Index		varno = bms_singleton_member(pull_varnos(root, (Node *) linitial(((WindowFunc *) linitial(wfuncs))->args)));
+	List	   *canon;
+	List	   *order;
+	ListCell   *lc;
 
 	/* the quals travel to the workers as text */
 	scan_localize((Node *) quals, varno);
@@ -328,8 +368,17 @@ plan_window_scan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List
 	cscan->scan.plan.qual = NIL;
 	cscan->scan.scanrelid = 0;
 	cscan->flags = best_path->flags;
-	cscan->custom_scan_tlist = scan_tlist(relid, varno, columns, wfuncs);
-	cscan->custom_private = list_truncate(list_copy(priv), PF_NFIELDS);
+	canon = scan_tlist(relid, varno, columns, wfuncs);
+	order = scan_tuple_order(tlist, canon);
+	cscan->custom_scan_tlist = NIL;
+	foreach(lc, order)
+	{
+		TargetEntry *te = list_nth(canon, lfirst_int(lc));
+
+		te->resno = list_length(cscan->custom_scan_tlist) + 1;
+		cscan->custom_scan_tlist = lappend(cscan->custom_scan_tlist, te);
+	}
+	cscan->custom_private = lappend(list_truncate(list_copy(priv), PF_NFIELDS), order);
 	list_nth_cell(cscan->custom_private, SP_QUALS)->ptr_value = quals;
 	list_nth_cell(cscan->custom_private, PF_GEOM_EXPR)->ptr_value = geom_expr;
 	cscan->methods = &plan_methods;
@@ -356,8 +405,10 @@ typedef struct WindowScanState
 	RowsFns		fns;			/* the geometry's PostGIS functions */
 	ExprState  *geom_state;		/* the geometry expression, evaluated again on a fetched row */
 	ExprContext *geom_econtext;
-	int			ntlcolumns;		/* columns of the scan tuple before the functions */
-	int			colmap[SCAN_MAX_COLUMNS];	/* scan tuple column -> reader column, -1: ctid */
+	int			ntlcolumns;		/* carried columns (canon's first entries, scan_tuple_order) */
+	int			colmap[SCAN_MAX_COLUMNS];	/* carried column -> reader column, -1: ctid */
+	int			natts;			/* the scan tuple's */
+	int		   *slot_src;		/* scan tuple entry -> canon's: a column, then function */
 	int			npartkeys;
 	int			nkeys;
 	int			key_column[SCAN_MAX_COLUMNS];
@@ -392,6 +443,7 @@ begin_window_scan(CustomScanState *node, EState *estate, int eflags)
 	List	   *keys = (List *) list_nth(priv, SP_KEYS);
 	ListCell   *lc;
 	int			i;
+	int		   *canon_at;
 
 	st->geom_type = scan_request(&st->req, priv, estate);
 	st->req.geom_expr = (Expr *) list_nth(priv, PF_GEOM_EXPR);
@@ -428,18 +480,29 @@ begin_window_scan(CustomScanState *node, EState *estate, int eflags)
 		st->nkeys++;
 	}
 	/*
-	 * OVER (): the rows in heap order, copied by runs after the workers, go
-	 * to the core in place (keys: see run_window_scan).
+	 * The rows in heap order, copied by runs after the workers: the window's
+	 * order of OVER () and of keys the table is stored in, which go to the
+	 * core in place (see run_window_scan).
 	 */
-	st->req.heap_order = st->nkeys == 0;
+	st->req.heap_order = true;
 
-	/* the window functions follow the columns in the scan tuple */
-	st->nfuncs = list_length(cscan->custom_scan_tlist) - st->ntlcolumns;
+	/* the scan tuple: canon's entries (the columns, then the functions) reordered */
+	st->natts = list_length(cscan->custom_scan_tlist);
+	st->slot_src = palloc(Max(st->natts, 1) * sizeof(int));
+	canon_at = palloc(Max(st->natts, 1) * sizeof(int));
+	i = 0;
+	foreach(lc, (List *) list_nth(priv, PF_NFIELDS))
+	{
+		st->slot_src[i] = lfirst_int(lc);
+		canon_at[st->slot_src[i]] = i;
+		i++;
+	}
+	st->nfuncs = st->natts - st->ntlcolumns;
 	st->funcs = palloc0(Max(st->nfuncs, 1) * sizeof(ScanFunction));
 	for (i = 0; i < st->nfuncs; i++)
 	{
 		TargetEntry *te = list_nth_node(TargetEntry, cscan->custom_scan_tlist,
-										st->ntlcolumns + i);
+										canon_at[st->ntlcolumns + i]);
 		WindowFunc *wf = castNode(WindowFunc, te->expr);
 		Const	   *eps = castNode(Const, lsecond(wf->args));
 		Const	   *minpoints = castNode(Const, lthird(wf->args));
@@ -536,35 +599,22 @@ run_window_scan(WindowScanState *st)
 	INSTR_TIME_SET_CURRENT(start);
 	/*
 	 * The window's order: the heap order, sorted stably by the keys.  Rows in
-	 * the keys' order already (a table loaded in ORDER BY order) are copied
-	 * into heap order when workers read them, and go to the core in place:
-	 * no order array, no copy per partition.
+	 * the keys' order already (a table loaded in ORDER BY order) go to the
+	 * core in place: no order array, no copy per partition.
 	 */
-	st->order = st->res.order;
+	Assert(st->res.order == NULL);
+	st->order = NULL;
 	for (k = 0; k < st->nkeys; k++)
 	{
 		st->keys[k].values = st->res.values[st->key_column[k]];
 		st->keys[k].isnull = st->res.isnull[st->key_column[k]];
 	}
-	if (st->nkeys > 0 && n > 1 && sort_slots_sorted(st->order, n, st->keys, st->nkeys))
+	if (st->nkeys > 0 && n > 1 && !sort_slots_sorted(NULL, n, st->keys, st->nkeys))
 	{
-		parallel_read_in_heap_order(&st->res);
-		st->order = NULL;
-		for (k = 0; k < st->nkeys; k++)
-		{
-			st->keys[k].values = st->res.values[st->key_column[k]];
-			st->keys[k].isnull = st->res.isnull[st->key_column[k]];
-		}
-	}
-	else if (st->nkeys > 0 && n > 1)
-	{
-		if (st->order == NULL)
-		{
-			st->order = MemoryContextAllocHuge(st->cxt, n * sizeof(uint32));
-			prefault_write(st->order, n * sizeof(uint32));
-			for (p = 0; p < n; p++)
-				st->order[p] = (uint32) p;
-		}
+		st->order = MemoryContextAllocHuge(st->cxt, n * sizeof(uint32));
+		prefault_write(st->order, n * sizeof(uint32));
+		for (p = 0; p < n; p++)
+			st->order[p] = (uint32) p;
 		sort_slots(st->order, n, st->keys, st->nkeys);
 	}
 
@@ -619,27 +669,35 @@ next_window_row(ScanState *ss)
 	int			ncol = st->ntlcolumns;
 	int64		p;
 	int64		s;
-	int			c;
+	int			k;
 
 	ExecClearTuple(slot);
 	if (st->pos >= st->res.nrows)
 		return slot;
 	p = st->pos++;
 	s = slot_at(st, p);
-	for (c = 0; c < ncol; c++)
+	for (k = 0; k < st->natts; k++)
 	{
-		int			r = st->colmap[c];
+		int			c = st->slot_src[k];
 
-		/* the TID lives in the reader's arrays until the node ends */
-		slot->tts_values[c] = r < 0 ? PointerGetDatum(&st->res.tid[s]) : st->res.values[r][s];
-		slot->tts_isnull[c] = r < 0 ? false : st->res.isnull[r][s];
-	}
-	for (c = 0; c < st->nfuncs; c++)
-	{
-		int32		id = st->funcs[c].ids[p];
+		if (c >= ncol)
+		{
+			int32		id = st->funcs[c - ncol].ids[p];
 
-		slot->tts_values[ncol + c] = Int32GetDatum(id);
-		slot->tts_isnull[ncol + c] = id < 0;
+			slot->tts_values[k] = Int32GetDatum(id);
+			slot->tts_isnull[k] = id < 0;
+		}
+		else if (st->colmap[c] < 0)
+		{
+			/* the TID lives in the reader's arrays until the node ends */
+			slot->tts_values[k] = PointerGetDatum(&st->res.tid[s]);
+			slot->tts_isnull[k] = false;
+		}
+		else
+		{
+			slot->tts_values[k] = st->res.values[st->colmap[c]][s];
+			slot->tts_isnull[k] = st->res.isnull[st->colmap[c]][s];
+		}
 	}
 	return ExecStoreVirtualTuple(slot);
 }
