@@ -15,7 +15,7 @@
 \ir lib/fast_path.sql
 \ir lib/equivalence_sets.sql
 
-SELECT plan(27 + (SELECT count(*)::int FROM gd_test.cases) + (SELECT count(DISTINCT ds)::int FROM gd_test.cases));
+SELECT plan(29 + (SELECT count(*)::int FROM gd_test.cases) + (SELECT count(DISTINCT ds)::int FROM gd_test.cases));
 
 -- 1. every case, the leader alone
 SELECT is(gd_test.fast_diff(gd_test.case_query(ds, eps, minpoints, part_expr, order_expr), 0), NULL,
@@ -131,6 +131,12 @@ SELECT is(gd_test.fast_diff('SELECT id, gpu_dbscan(geom, 8, 3) OVER (ORDER BY id
 SELECT is(gd_test.fast_diff('SELECT ctid::text || ''/'' || id AS id, gpu_dbscan(geom, 8, 3) OVER (ORDER BY id DESC) c FROM gd_test.srids WHERE CASE WHEN id % 200 = 2 THEN pg_sleep(0.0001) IS NOT NULL ELSE false END', 2),
 		  NULL, 'OVER (ORDER BY id DESC), workers, ctid, sorted through the order: the WindowAgg''s rows');
 RESET parallel_leader_participation;
+-- the scan tuple follows the node's targetlist (no projection a row): the
+-- ids before the key, and columns, ctid and two functions in a mixed order
+SELECT is(gd_test.fast_diff('SELECT gpu_dbscan(geom, 8, 3) OVER (ORDER BY id) AS c, id FROM gd_test.srids', 2),
+		  NULL, 'OVER (ORDER BY id) with the ids first in the output: the WindowAgg''s rows');
+SELECT is(gd_test.fast_diff('SELECT format(''%s/%s/%s/%s'', gpu_dbscan(geom, 8, 3) OVER w + 1, ctid, gpu_dbscan(geom, 1, 4) OVER w, part) AS c, id FROM gd_test.srids WINDOW w AS (PARTITION BY part ORDER BY id)', 2),
+		  NULL, 'two functions, ctid and a key around an expression: the WindowAgg''s rows');
 
 -- 7. what the fast path does not serve plans as before
 SELECT is(gd_test.fallback_diff('SELECT id, gpu_dbscan(geom, 1, 2) OVER w + row_number() OVER w AS c FROM gd_test.pts WHERE ds = 3 WINDOW w AS (ORDER BY id)'),
