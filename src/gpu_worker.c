@@ -552,11 +552,12 @@ gd_gpu_worker_share(dsm_segment *seg)
 {
 	if (shared == NULL || nshared_segments == MAX_SHARED_SEGMENTS)
 		return false;
+	/* the callback first: an entry is never left behind its segment */
+	on_dsm_detach(seg, unshare_segment, (Datum) 0);
 	shared_segments[nshared_segments].seg = seg;
 	shared_segments[nshared_segments].base = dsm_segment_address(seg);
 	shared_segments[nshared_segments].size = dsm_segment_map_length(seg);
 	nshared_segments++;
-	on_dsm_detach(seg, unshare_segment, (Datum) 0);
 	return true;
 }
 
