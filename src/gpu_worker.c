@@ -354,9 +354,9 @@ serve(int i)
 		/* this process's page tables for them in one call each, not a fault a page */
 		if (nrows > 0)
 		{
-			prefault_read((void *) x, nrows * sizeof(double));
-			prefault_read((void *) y, nrows * sizeof(double));
-			prefault_read((void *) kind, nrows);
+			prefault_read(x, nrows * sizeof(double));
+			prefault_read(y, nrows * sizeof(double));
+			prefault_read(kind, nrows);
 			prefault_write(ids, nrows * sizeof(int32_t));
 		}
 		params.should_cancel = worker_should_cancel;
@@ -781,7 +781,7 @@ submit(const double *x, const double *y, const uint8_t *row_kind, int64_t nrows,
 		dsm_detach(seg);
 	INSTR_TIME_SET_CURRENT(t3);
 	handoff.requests++;
-	handoff.in_place += bytes == 0;
+	handoff.in_place += nrows > 0 && bytes == 0;
 	handoff.in_ms += ms_between(t0, t1);
 	handoff.wait_ms += ms_between(t1, t2);
 	handoff.core_ms += *status == GD_OK ? stats->t_total * 1000.0 : 0;

@@ -22,9 +22,9 @@
  * (prefault.h) before it writes them.  With share_with_gpu, the arrays the
  * caller gets (the read's own, or the copy in heap order) are in a DSM
  * segment shared with the GPU worker (gpu_worker.h), which then clusters
- * them in place instead of getting a copy.  The read's common SRID is the first
- * one a participant stores (a compare-and-swap); rows with another are
- * marked and keep theirs.
+ * them in place instead of getting a copy.  The read's common SRID is the
+ * first one a participant stores (a compare-and-swap); rows with another
+ * are marked and keep theirs.
  */
 #include "postgres.h"
 
@@ -519,7 +519,6 @@ gather_runs(const ScanShared *sh, const ScanArrays *a, const ScanRun *runs, uint
 			int64 nrows, bool shared, bool share_with_gpu, ScanArrays *to)
 {
 	dsm_segment *seg;
-
 	ScanShared	dst = *sh;
 	char	   *base;
 	uint64		k;
