@@ -438,9 +438,8 @@ typedef struct GroupValues
 
 typedef struct AggScanState
 {
-	CustomScanState css;
+	ScanNode	scan;			/* first: the read, the context, the times */
 	CollectFns	collect;		/* AGG_COLLECT's PostGIS functions */
-	ScanRequest req;
 	Oid			geom_type;
 	RowsFns		fns;
 	int			ncolumns;		/* columns of the scan tuple before the aggregates */
@@ -450,24 +449,20 @@ typedef struct AggScanState
 	SortKeyColumn keys[SCAN_MAX_COLUMNS];
 	int			naggs;
 	ScanAggregate *aggs;
-	MemoryContext cxt;			/* what the node holds between calls */
 	MemoryContext row_cxt;		/* the current output row's arrays */
-	bool		done;
-	ScanResult	res;
 	uint32	   *order;			/* output position -> slot; NULL: the identity */
 	int64		ngroups;
 	int64	   *group_start;	/* ngroups + 1 output positions */
 	int64		next_group;
-	ScanTimes	times;
 } AggScanState;
+
+static void run_agg_scan(ScanNode *node);
+static TupleTableSlot *next_agg_row(ScanState *ss);
 
 static Node *
 create_agg_scan_state(CustomScan *cscan)
 {
-	AggScanState *st = (AggScanState *) newNode(sizeof(AggScanState), T_CustomScanState);
-
-	st->css.methods = &exec_methods;
-	return (Node *) st;
+	return scan_node_create(sizeof(AggScanState), &exec_methods, run_agg_scan, next_agg_row);
 }
 
 static void
@@ -481,11 +476,11 @@ begin_agg_scan(CustomScanState *node, EState *estate, int eflags)
 	ListCell   *lc;
 	int			i;
 
-	st->geom_type = scan_request(&st->req, priv, estate);
+	st->geom_type = scan_request(&st->scan.req, priv, estate);
 	st->ncolumns = 0;
 	foreach(lc, columns)
-		st->req.columns[st->ncolumns++] = (AttrNumber) lfirst_int(lc);
-	st->req.ncolumns = st->ncolumns;
+		st->scan.req.columns[st->ncolumns++] = (AttrNumber) lfirst_int(lc);
+	st->scan.req.ncolumns = st->ncolumns;
 	st->ngroupkeys = intVal(list_nth(priv, PF_NGROUPKEYS));
 	st->nkeys = 0;
 	foreach(lc, keys)
@@ -511,13 +506,13 @@ begin_agg_scan(CustomScanState *node, EState *estate, int eflags)
 		a->row_type = a->kind == AGG_PARAMS ? get_element_type(ag->aggtype) : InvalidOid;
 		/* gpu_dbscan_collect fetches every row's value again (group_value) */
 		if (a->kind == AGG_COLLECT)
-			st->req.need_tids = true;
+			st->scan.req.need_tids = true;
 	}
-	st->cxt = AllocSetContextCreate(estate->es_query_cxt, "gpu_dbscan aggregate scan",
+	st->scan.cxt = AllocSetContextCreate(estate->es_query_cxt, "gpu_dbscan aggregate scan",
 									ALLOCSET_DEFAULT_SIZES);
-	st->row_cxt = AllocSetContextCreate(st->cxt, "gpu_dbscan aggregate scan row",
+	st->row_cxt = AllocSetContextCreate(st->scan.cxt, "gpu_dbscan aggregate scan row",
 										ALLOCSET_DEFAULT_SIZES);
-	st->done = false;
+	st->scan.done = false;
 	st->next_group = 0;
 }
 
@@ -536,22 +531,22 @@ slot_at(const AggScanState *st, int64 p)
 static void
 find_groups(AggScanState *st)
 {
-	int64		n = st->res.nrows;
+	int64		n = st->scan.res.nrows;
 	int64		p;
 	int64		g = 0;
 	int			k;
 
-	st->order = st->res.order;
+	st->order = st->scan.res.order;
 	for (k = 0; k < st->nkeys; k++)
 	{
-		st->keys[k].values = st->res.values[st->key_column[k]];
-		st->keys[k].isnull = st->res.isnull[st->key_column[k]];
+		st->keys[k].values = st->scan.res.values[st->key_column[k]];
+		st->keys[k].isnull = st->scan.res.isnull[st->key_column[k]];
 	}
 	if (n > 1)
 	{
 		if (st->order == NULL)
 		{
-			st->order = MemoryContextAllocHuge(st->cxt, n * sizeof(uint32));
+			st->order = MemoryContextAllocHuge(st->scan.cxt, n * sizeof(uint32));
 			for (p = 0; p < n; p++)
 				st->order[p] = (uint32) p;
 		}
@@ -560,12 +555,12 @@ find_groups(AggScanState *st)
 	if (st->ngroupkeys == 0)
 	{
 		st->ngroups = 1;
-		st->group_start = MemoryContextAlloc(st->cxt, 2 * sizeof(int64));
+		st->group_start = MemoryContextAlloc(st->scan.cxt, 2 * sizeof(int64));
 		st->group_start[0] = 0;
 		st->group_start[1] = n;
 		return;
 	}
-	st->group_start = MemoryContextAllocHuge(st->cxt, (n + 1) * sizeof(int64));
+	st->group_start = MemoryContextAllocHuge(st->scan.cxt, (n + 1) * sizeof(int64));
 	for (p = 0; p < n; p++)
 	{
 		if ((p & 0xFFFF) == 0)
@@ -593,7 +588,7 @@ ordered(const AggScanState *st)
 static void
 check_rows(AggScanState *st, ScanFetch *fetch)
 {
-	int64		n = st->res.nrows;
+	int64		n = st->scan.res.nrows;
 	uint32	   *group_of = NULL;
 	int64	   *count;
 	SridCheck  *srids;
@@ -618,12 +613,12 @@ check_rows(AggScanState *st, ScanFetch *fetch)
 	memset(srids, 0, Max(st->ngroups, 1) * sizeof(SridCheck));
 	for (r = 0; r < n; r++)
 	{
-		int64		s = scan_slot(&st->res, r);
+		int64		s = scan_slot(&st->scan.res, r);
 
 		if ((r & 0xFFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
 		g = group_of ? group_of[s] : 0;
-		scan_check_row(fetch, &st->res, &st->fns, &srids[g], s, count[g]++);
+		scan_check_row(fetch, &st->scan.res, &st->fns, &srids[g], s, count[g]++);
 	}
 }
 
@@ -639,7 +634,7 @@ check_group_rows(AggScanState *st, ScanFetch *fetch, int64 b, int64 e)
 	{
 		if (((p - b) & 0xFFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
-		scan_check_row(fetch, &st->res, &st->fns, &srids, slot_at(st, p), p - b);
+		scan_check_row(fetch, &st->scan.res, &st->fns, &srids, slot_at(st, p), p - b);
 	}
 }
 
@@ -649,14 +644,14 @@ group_value(void *arg, int64 row)
 {
 	GroupValues *gv = (GroupValues *) arg;
 
-	return scan_fetch_geometry(gv->fetch, &gv->st->res.tid[slot_at(gv->st, gv->b + row)]);
+	return scan_fetch_geometry(gv->fetch, &gv->st->scan.res.tid[slot_at(gv->st, gv->b + row)]);
 }
 
 /* A final function's result for group g, copied into the node's memory. */
 static void
 keep_result(AggScanState *st, ScanAggregate *a, int64 g, Datum result)
 {
-	MemoryContext old = MemoryContextSwitchTo(st->cxt);
+	MemoryContext old = MemoryContextSwitchTo(st->scan.cxt);
 
 	a->results[g] = datumCopy(result, false, -1);
 	MemoryContextSwitchTo(old);
@@ -677,7 +672,7 @@ finish_group(AggScanState *st, ScanFetch *fetch, int64 g, int64 b, int64 e)
 
 	if (ordered(st))
 		check_group_rows(st, fetch, b, e);
-	scan_rows_build(&rows, &st->fns, &st->res, st->order, b, e, fetch, false);
+	scan_rows_build(&rows, &st->fns, &st->scan.res, st->order, b, e, fetch, false);
 
 	for (i = 0; i < st->naggs; i++)
 	{
@@ -718,9 +713,10 @@ finish_group(AggScanState *st, ScanFetch *fetch, int64 g, int64 b, int64 e)
 
 /* Reads, groups, checks and clusters every row (the node's first call). */
 static void
-run_agg_scan(AggScanState *st)
+run_agg_scan(ScanNode *node)
 {
-	MemoryContext old = MemoryContextSwitchTo(st->cxt);
+	AggScanState *st = (AggScanState *) node;
+	MemoryContext old = MemoryContextSwitchTo(st->scan.cxt);
 	MemoryContext group_cxt;
 	ScanFetch	fetch;
 	instr_time	start;
@@ -730,13 +726,13 @@ run_agg_scan(AggScanState *st)
 	GpuHandoff	handoff;
 
 	INSTR_TIME_SET_CURRENT(start);
-	parallel_read(&st->req, &st->res);
-	n = st->res.nrows;
-	st->times.read_ms = seconds_since(start) * 1000;
+	parallel_read(&st->scan.req, &st->scan.res);
+	n = st->scan.res.nrows;
+	st->scan.times.read_ms = seconds_since(start) * 1000;
 
 	INSTR_TIME_SET_CURRENT(start);
 	find_groups(st);
-	st->times.order_ms = seconds_since(start) * 1000;
+	st->scan.times.order_ms = seconds_since(start) * 1000;
 	INSTR_TIME_SET_CURRENT(start);
 	gd_gpu_worker_handoff(&handoff);
 	for (i = 0; i < st->naggs; i++)
@@ -744,21 +740,21 @@ run_agg_scan(AggScanState *st)
 		ScanAggregate *a = &st->aggs[i];
 
 		if (a->kind == AGG_IDS)
-			a->ids = MemoryContextAllocHuge(st->cxt, Max(n, 1) * sizeof(int32));
+			a->ids = MemoryContextAllocHuge(st->scan.cxt, Max(n, 1) * sizeof(int32));
 		else
-			a->results = MemoryContextAllocZero(st->cxt, Max(st->ngroups, 1) * sizeof(Datum));
+			a->results = MemoryContextAllocZero(st->scan.cxt, Max(st->ngroups, 1) * sizeof(Datum));
 		if (a->kind == AGG_COLLECT && n > 0 && st->collect.geometry_type == InvalidOid)
-			collect_fns_init(&st->collect, st->geom_type, st->cxt);
+			collect_fns_init(&st->collect, st->geom_type, st->scan.cxt);
 		/* what the first transition reads, before its row (an array's errors) */
 		if (n > 0)
 			params_read_values(a->eps->constvalue, a->eps->constisnull,
 							   a->minpoints->constvalue, a->minpoints->constisnull,
-							   a->kind == AGG_PARAMS, a->fn, &a->params, st->cxt);
+							   a->kind == AGG_PARAMS, a->fn, &a->params, st->scan.cxt);
 	}
 
-	rows_fns_init(&st->fns, st->geom_type, st->cxt);
-	scan_fetch_open(&fetch, &st->req, NULL, NULL);	/* plain columns only */
-	group_cxt = AllocSetContextCreate(st->cxt, "gpu_dbscan aggregate scan group",
+	rows_fns_init(&st->fns, st->geom_type, st->scan.cxt);
+	scan_fetch_open(&fetch, &st->scan.req, NULL, NULL);	/* plain columns only */
+	group_cxt = AllocSetContextCreate(st->scan.cxt, "gpu_dbscan aggregate scan group",
 									  ALLOCSET_DEFAULT_SIZES);
 
 	MemoryContextSwitchTo(group_cxt);
@@ -781,12 +777,12 @@ run_agg_scan(AggScanState *st)
 			gd_progress_end();
 		MemoryContextReset(group_cxt);
 	}
-	MemoryContextSwitchTo(st->cxt);
+	MemoryContextSwitchTo(st->scan.cxt);
 	scan_fetch_close(&fetch);
-	st->times.cluster_ms = seconds_since(start) * 1000;
-	scan_handoff_since(&handoff, &st->times);
+	st->scan.times.cluster_ms = seconds_since(start) * 1000;
+	scan_handoff_since(&handoff, &st->scan.times);
 	MemoryContextSwitchTo(old);
-	st->done = true;
+	st->scan.done = true;
 }
 
 /* The ids of positions [b, e) as int[], NULL for noise and NULL rows. */
@@ -836,8 +832,8 @@ next_agg_row(ScanState *ss)
 	{
 		int64		s = empty ? 0 : slot_at(st, b);
 
-		slot->tts_values[c] = empty ? (Datum) 0 : st->res.values[c][s];
-		slot->tts_isnull[c] = empty ? true : st->res.isnull[c][s];
+		slot->tts_values[c] = empty ? (Datum) 0 : st->scan.res.values[c][s];
+		slot->tts_isnull[c] = empty ? true : st->scan.res.isnull[c][s];
 	}
 	for (c = 0; c < st->naggs; c++)
 	{
@@ -853,30 +849,6 @@ next_agg_row(ScanState *ss)
 	}
 	MemoryContextSwitchTo(old);
 	return ExecStoreVirtualTuple(slot);
-}
-
-static bool
-recheck_agg_row(ScanState *ss, TupleTableSlot *slot)
-{
-	return true;
-}
-
-static TupleTableSlot *
-exec_agg_scan(CustomScanState *node)
-{
-	AggScanState *st = (AggScanState *) node;
-
-	if (!st->done)
-		run_agg_scan(st);
-	return ExecScan(&node->ss, next_agg_row, recheck_agg_row);
-}
-
-static void
-end_agg_scan(CustomScanState *node)
-{
-	AggScanState *st = (AggScanState *) node;
-
-	scan_end(&st->res, &st->cxt);
 }
 
 static void
@@ -895,7 +867,7 @@ key_names(AggScanState *st, int from, int to)
 	for (k = from; k < to; k++)
 	{
 		const SortKeyColumn *col = &st->keys[k];
-		char	   *name = get_attname(st->req.relid, st->req.columns[st->key_column[k]], false);
+		char	   *name = get_attname(st->scan.req.relid, st->scan.req.columns[st->key_column[k]], false);
 
 		names = lappend(names, psprintf("%s%s%s", name, col->descending ? " DESC" : "",
 										col->nulls_first == col->descending ? "" :
@@ -908,15 +880,15 @@ static void
 explain_agg_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 {
 	AggScanState *st = (AggScanState *) node;
-	char	   *relname = get_rel_name(st->req.relid);
+	char	   *relname = get_rel_name(st->scan.req.relid);
 
 	ExplainPropertyText("Relation", relname ? relname : "?", es);
 	if (st->ngroupkeys > 0)
 		ExplainPropertyList("Group Key", key_names(st, 0, st->ngroupkeys), es);
 	if (ordered(st))
 		ExplainPropertyList("Order Key", key_names(st, st->ngroupkeys, st->nkeys), es);
-	scan_explain_read(&st->req, &st->res, st->done, "Groups",
-					  st->res.nrows > 0 ? st->ngroups : 0, &st->times, es);
+	scan_explain_read(&st->scan.req, &st->scan.res, st->scan.done, "Groups",
+					  st->scan.res.nrows > 0 ? st->ngroups : 0, &st->scan.times, es);
 }
 
 /* Registers the node and chains the planner hook (see agg_scan.h). */
@@ -932,8 +904,8 @@ agg_scan_init(void)
 
 	exec_methods.CustomName = NODE_NAME;
 	exec_methods.BeginCustomScan = begin_agg_scan;
-	exec_methods.ExecCustomScan = exec_agg_scan;
-	exec_methods.EndCustomScan = end_agg_scan;
+	exec_methods.ExecCustomScan = scan_node_exec;
+	exec_methods.EndCustomScan = scan_node_end;
 	exec_methods.ReScanCustomScan = rescan_agg_scan;
 	exec_methods.ExplainCustomScan = explain_agg_scan;
 

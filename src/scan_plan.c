@@ -314,11 +314,42 @@ scan_explain_read(const ScanRequest *req, const ScanResult *res, bool done,
 	}
 }
 
-void
-scan_end(ScanResult *res, MemoryContext *cxt)
+/* Every row passes: the node has no quals of its own (the read applied the WHERE clauses). */
+static bool
+scan_node_recheck(ScanState *ss, TupleTableSlot *slot)
 {
-	parallel_read_release(res);
-	if (*cxt)
-		MemoryContextDelete(*cxt);
-	*cxt = NULL;
+	return true;
+}
+
+Node *
+scan_node_create(Size size, const CustomExecMethods *methods, void (*run) (ScanNode *node),
+				 TupleTableSlot *(*next) (ScanState *ss))
+{
+	ScanNode   *sn = (ScanNode *) newNode(size, T_CustomScanState);
+
+	sn->css.methods = methods;
+	sn->run = run;
+	sn->next = next;
+	return (Node *) sn;
+}
+
+TupleTableSlot *
+scan_node_exec(CustomScanState *node)
+{
+	ScanNode   *sn = (ScanNode *) node;
+
+	if (!sn->done)
+		sn->run(sn);
+	return ExecScan(&node->ss, sn->next, scan_node_recheck);
+}
+
+void
+scan_node_end(CustomScanState *node)
+{
+	ScanNode   *sn = (ScanNode *) node;
+
+	parallel_read_release(&sn->res);
+	if (sn->cxt)
+		MemoryContextDelete(sn->cxt);
+	sn->cxt = NULL;
 }

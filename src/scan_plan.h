@@ -12,6 +12,7 @@
 
 #include "commands/explain.h"
 #include "nodes/execnodes.h"
+#include "nodes/extensible.h"
 #include "nodes/pathnodes.h"
 
 #include "gpu_worker.h"
@@ -85,8 +86,33 @@ extern void scan_explain_read(const ScanRequest *req, const ScanResult *res, boo
 							  const char *count_label, int64 count, const ScanTimes *times,
 							  ExplainState *es);
 
-/* The node's end: the read's memory, then the node's context (NULL after). */
-extern void scan_end(ScanResult *res, MemoryContext *cxt);
+/*
+ * What both nodes' states start with: the read, what the first call made
+ * (in cxt) and how long it took; run does the first call's work, next
+ * returns the next row (ExecScan's access method).
+ */
+typedef struct ScanNode
+{
+	CustomScanState css;
+	ScanRequest req;
+	ScanResult	res;
+	MemoryContext cxt;			/* what the node holds between calls */
+	bool		done;			/* run has run */
+	ScanTimes	times;
+	void		(*run) (struct ScanNode *node);
+	TupleTableSlot *(*next) (ScanState *ss);
+} ScanNode;
+
+/* A node's state of size bytes (its ScanNode first) with its callbacks. */
+extern Node *scan_node_create(Size size, const CustomExecMethods *methods,
+							  void (*run) (ScanNode *node),
+							  TupleTableSlot *(*next) (ScanState *ss));
+
+/* ExecCustomScan of both nodes: run once, then the rows one by one. */
+extern TupleTableSlot *scan_node_exec(CustomScanState *node);
+
+/* EndCustomScan of both nodes: the read's memory, then the node's context. */
+extern void scan_node_end(CustomScanState *node);
 
 /* Whether fnoid is a C function of this module whose link symbol is prosrc. */
 extern bool is_module_function(Oid fnoid, const char *prosrc);

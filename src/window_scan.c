@@ -399,8 +399,7 @@ typedef struct ScanFunction
 
 typedef struct WindowScanState
 {
-	CustomScanState css;
-	ScanRequest req;
+	ScanNode	scan;			/* first: the read, the context, the times */
 	Oid			geom_type;
 	RowsFns		fns;			/* the geometry's PostGIS functions */
 	ExprState  *geom_state;		/* the geometry expression, evaluated again on a fetched row */
@@ -415,22 +414,18 @@ typedef struct WindowScanState
 	SortKeyColumn keys[SCAN_MAX_COLUMNS];
 	int			nfuncs;
 	ScanFunction *funcs;
-	MemoryContext cxt;			/* what the node holds between calls */
-	bool		done;
-	ScanResult	res;
 	uint32	   *order;			/* output position -> slot; NULL: the identity */
 	int64		pos;
 	int64		npartitions;
-	ScanTimes	times;
 } WindowScanState;
+
+static void run_window_scan(ScanNode *node);
+static TupleTableSlot *next_window_row(ScanState *ss);
 
 static Node *
 create_window_scan_state(CustomScan *cscan)
 {
-	WindowScanState *st = (WindowScanState *) newNode(sizeof(WindowScanState), T_CustomScanState);
-
-	st->css.methods = &exec_methods;
-	return (Node *) st;
+	return scan_node_create(sizeof(WindowScanState), &exec_methods, run_window_scan, next_window_row);
 }
 
 static void
@@ -445,13 +440,13 @@ begin_window_scan(CustomScanState *node, EState *estate, int eflags)
 	int			i;
 	int		   *canon_at;
 
-	st->geom_type = scan_request(&st->req, priv, estate);
-	st->req.geom_expr = (Expr *) list_nth(priv, PF_GEOM_EXPR);
+	st->geom_type = scan_request(&st->scan.req, priv, estate);
+	st->scan.req.geom_expr = (Expr *) list_nth(priv, PF_GEOM_EXPR);
 	st->geom_state = NULL;
 	st->geom_econtext = NULL;
-	if (st->req.geom_expr && !(eflags & EXEC_FLAG_EXPLAIN_ONLY))
+	if (st->scan.req.geom_expr && !(eflags & EXEC_FLAG_EXPLAIN_ONLY))
 	{
-		st->geom_state = ExecInitExpr(st->req.geom_expr, NULL);
+		st->geom_state = ExecInitExpr(st->scan.req.geom_expr, NULL);
 		st->geom_econtext = CreateExprContext(estate);
 	}
 	i = 0;
@@ -463,15 +458,15 @@ begin_window_scan(CustomScanState *node, EState *estate, int eflags)
 		if (attno == SelfItemPointerAttributeNumber)
 		{
 			st->colmap[st->ntlcolumns++] = -1;
-			st->req.need_tids = true;
+			st->scan.req.need_tids = true;
 		}
 		else
 		{
 			st->colmap[st->ntlcolumns++] = i;
-			st->req.columns[i++] = attno;
+			st->scan.req.columns[i++] = attno;
 		}
 	}
-	st->req.ncolumns = i;
+	st->scan.req.ncolumns = i;
 	st->npartkeys = intVal(list_nth(priv, PF_NPARTKEYS));
 	st->nkeys = 0;
 	foreach(lc, keys)
@@ -484,7 +479,7 @@ begin_window_scan(CustomScanState *node, EState *estate, int eflags)
 	 * order of OVER () and of keys the table is stored in, which go to the
 	 * core in place (see run_window_scan).
 	 */
-	st->req.heap_order = true;
+	st->scan.req.heap_order = true;
 
 	/* the scan tuple: canon's entries (the columns, then the functions) reordered */
 	st->natts = list_length(cscan->custom_scan_tlist);
@@ -512,9 +507,9 @@ begin_window_scan(CustomScanState *node, EState *estate, int eflags)
 		st->funcs[i].minpoints_null = minpoints->constisnull;
 		st->funcs[i].minpoints = minpoints->constisnull ? 0 : DatumGetInt32(minpoints->constvalue);
 	}
-	st->cxt = AllocSetContextCreate(estate->es_query_cxt, "gpu_dbscan window scan",
+	st->scan.cxt = AllocSetContextCreate(estate->es_query_cxt, "gpu_dbscan window scan",
 									ALLOCSET_DEFAULT_SIZES);
-	st->done = false;
+	st->scan.done = false;
 	st->pos = 0;
 }
 
@@ -555,7 +550,7 @@ cluster_partition_range(WindowScanState *st, ScanFetch *fetch, int64 b, int64 e)
 		if (f == 0)
 		{
 			/* the rows, checked and laid out once for every function */
-			scan_rows_build(&rows, &st->fns, &st->res, st->order, b, e, fetch, true);
+			scan_rows_build(&rows, &st->fns, &st->scan.res, st->order, b, e, fetch, true);
 			gd_progress_rows(e - b);	/* read in parallel before the first partition */
 		}
 
@@ -577,9 +572,10 @@ same_partition(WindowScanState *st, int64 p)
 
 /* Reads, orders and clusters every row (the node's first call). */
 static void
-run_window_scan(WindowScanState *st)
+run_window_scan(ScanNode *node)
 {
-	MemoryContext old = MemoryContextSwitchTo(st->cxt);
+	WindowScanState *st = (WindowScanState *) node;
+	MemoryContext old = MemoryContextSwitchTo(st->scan.cxt);
 	MemoryContext part_cxt;
 	ScanFetch	fetch;
 	instr_time	start;
@@ -591,10 +587,10 @@ run_window_scan(WindowScanState *st)
 
 	INSTR_TIME_SET_CURRENT(start);
 	/* the GPU worker clusters the rows and writes the ids where they are */
-	st->req.share_with_gpu = core_gpu_worker_serves();
-	parallel_read(&st->req, &st->res);
-	n = st->res.nrows;
-	st->times.read_ms = seconds_since(start) * 1000;
+	st->scan.req.share_with_gpu = core_gpu_worker_serves();
+	parallel_read(&st->scan.req, &st->scan.res);
+	n = st->scan.res.nrows;
+	st->scan.times.read_ms = seconds_since(start) * 1000;
 
 	INSTR_TIME_SET_CURRENT(start);
 	/*
@@ -602,16 +598,16 @@ run_window_scan(WindowScanState *st)
 	 * the keys' order already (a table loaded in ORDER BY order) go to the
 	 * core in place: no order array, no copy per partition.
 	 */
-	Assert(st->res.order == NULL);
+	Assert(st->scan.res.order == NULL);
 	st->order = NULL;
 	for (k = 0; k < st->nkeys; k++)
 	{
-		st->keys[k].values = st->res.values[st->key_column[k]];
-		st->keys[k].isnull = st->res.isnull[st->key_column[k]];
+		st->keys[k].values = st->scan.res.values[st->key_column[k]];
+		st->keys[k].isnull = st->scan.res.isnull[st->key_column[k]];
 	}
 	if (st->nkeys > 0 && n > 1 && !sort_slots_sorted(NULL, n, st->keys, st->nkeys))
 	{
-		st->order = MemoryContextAllocHuge(st->cxt, n * sizeof(uint32));
+		st->order = MemoryContextAllocHuge(st->scan.cxt, n * sizeof(uint32));
 		prefault_write(st->order, n * sizeof(uint32));
 		for (p = 0; p < n; p++)
 			st->order[p] = (uint32) p;
@@ -622,19 +618,19 @@ run_window_scan(WindowScanState *st)
 	{
 		ScanFunction *fn = &st->funcs[k];
 
-		fn->ids = st->req.share_with_gpu ?
-			gd_gpu_worker_alloc_in(st->cxt, Max(n, 1) * sizeof(int32)) : NULL;
+		fn->ids = st->scan.req.share_with_gpu ?
+			gd_gpu_worker_alloc_in(st->scan.cxt, Max(n, 1) * sizeof(int32)) : NULL;
 		if (fn->ids == NULL)
-			fn->ids = MemoryContextAllocHuge(st->cxt, Max(n, 1) * sizeof(int32));
+			fn->ids = MemoryContextAllocHuge(st->scan.cxt, Max(n, 1) * sizeof(int32));
 		prefault_write(fn->ids, n * sizeof(int32));
 	}
-	st->times.order_ms = seconds_since(start) * 1000;
+	st->scan.times.order_ms = seconds_since(start) * 1000;
 	INSTR_TIME_SET_CURRENT(start);
 	gd_gpu_worker_handoff(&handoff);
 
-	rows_fns_init(&st->fns, st->geom_type, st->cxt);
-	scan_fetch_open(&fetch, &st->req, st->geom_state, st->geom_econtext);
-	part_cxt = AllocSetContextCreate(st->cxt, "gpu_dbscan window scan partition",
+	rows_fns_init(&st->fns, st->geom_type, st->scan.cxt);
+	scan_fetch_open(&fetch, &st->scan.req, st->geom_state, st->geom_econtext);
+	part_cxt = AllocSetContextCreate(st->scan.cxt, "gpu_dbscan window scan partition",
 									 ALLOCSET_DEFAULT_SIZES);
 	for (b = 0; b < n;)
 	{
@@ -648,16 +644,16 @@ run_window_scan(WindowScanState *st)
 		cluster_partition_range(st, &fetch, b, e);
 		if (e - b > GD_PROGRESS_MIN_ROWS)
 			gd_progress_end();
-		MemoryContextSwitchTo(st->cxt);
+		MemoryContextSwitchTo(st->scan.cxt);
 		MemoryContextReset(part_cxt);
 		st->npartitions++;
 		b = e;
 	}
 	scan_fetch_close(&fetch);
-	st->times.cluster_ms = seconds_since(start) * 1000;
-	scan_handoff_since(&handoff, &st->times);
+	st->scan.times.cluster_ms = seconds_since(start) * 1000;
+	scan_handoff_since(&handoff, &st->scan.times);
 	MemoryContextSwitchTo(old);
-	st->done = true;
+	st->scan.done = true;
 }
 
 /* The next row in the window's order, in the scan tuple. */
@@ -672,7 +668,7 @@ next_window_row(ScanState *ss)
 	int			k;
 
 	ExecClearTuple(slot);
-	if (st->pos >= st->res.nrows)
+	if (st->pos >= st->scan.res.nrows)
 		return slot;
 	p = st->pos++;
 	s = slot_at(st, p);
@@ -690,40 +686,16 @@ next_window_row(ScanState *ss)
 		else if (st->colmap[c] < 0)
 		{
 			/* the TID lives in the reader's arrays until the node ends */
-			slot->tts_values[k] = PointerGetDatum(&st->res.tid[s]);
+			slot->tts_values[k] = PointerGetDatum(&st->scan.res.tid[s]);
 			slot->tts_isnull[k] = false;
 		}
 		else
 		{
-			slot->tts_values[k] = st->res.values[st->colmap[c]][s];
-			slot->tts_isnull[k] = st->res.isnull[st->colmap[c]][s];
+			slot->tts_values[k] = st->scan.res.values[st->colmap[c]][s];
+			slot->tts_isnull[k] = st->scan.res.isnull[st->colmap[c]][s];
 		}
 	}
 	return ExecStoreVirtualTuple(slot);
-}
-
-static bool
-recheck_window_row(ScanState *ss, TupleTableSlot *slot)
-{
-	return true;
-}
-
-static TupleTableSlot *
-exec_window_scan(CustomScanState *node)
-{
-	WindowScanState *st = (WindowScanState *) node;
-
-	if (!st->done)
-		run_window_scan(st);
-	return ExecScan(&node->ss, next_window_row, recheck_window_row);
-}
-
-static void
-end_window_scan(CustomScanState *node)
-{
-	WindowScanState *st = (WindowScanState *) node;
-
-	scan_end(&st->res, &st->cxt);
 }
 
 static void
@@ -736,16 +708,16 @@ static void
 explain_window_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 {
 	WindowScanState *st = (WindowScanState *) node;
-	char	   *relname = get_rel_name(st->req.relid);
+	char	   *relname = get_rel_name(st->scan.req.relid);
 
 	ExplainPropertyText("Relation", relname ? relname : "?", es);
-	if (st->req.geom_expr)
+	if (st->scan.req.geom_expr)
 		ExplainPropertyText("Geometry",
-							deparse_expression((Node *) st->req.geom_expr,
+							deparse_expression((Node *) st->scan.req.geom_expr,
 											   deparse_context_for(relname ? relname : "?",
-																   st->req.relid),
+																   st->scan.req.relid),
 											   false, false), es);
-	scan_explain_read(&st->req, &st->res, st->done, "Partitions", st->npartitions, &st->times, es);
+	scan_explain_read(&st->scan.req, &st->scan.res, st->scan.done, "Partitions", st->npartitions, &st->scan.times, es);
 }
 
 /* Registers the node and installs the hook (from _PG_init). */
@@ -761,8 +733,8 @@ window_scan_init(void)
 
 	exec_methods.CustomName = NODE_NAME;
 	exec_methods.BeginCustomScan = begin_window_scan;
-	exec_methods.ExecCustomScan = exec_window_scan;
-	exec_methods.EndCustomScan = end_window_scan;
+	exec_methods.ExecCustomScan = scan_node_exec;
+	exec_methods.EndCustomScan = scan_node_end;
 	exec_methods.ReScanCustomScan = rescan_window_scan;
 	exec_methods.ExplainCustomScan = explain_window_scan;
 
