@@ -22,6 +22,7 @@ namespace gd {
 namespace {
 
 constexpr uint8_t kCore = 1;
+constexpr uint8_t kFresh = 2;  // core at this value of a sweep, not at the one before
 constexpr uint32_t kNone = UINT32_MAX;
 // Cells of fewer points are tested point by point, with no box test first.
 constexpr uint32_t kBoxTestPoints = 4;
@@ -89,28 +90,43 @@ class NdStages {
     });
   }
 
-  // Rule 1 at a smaller minpoints from the counts of mark_core.
-  void core_at(int64_t minpoints, const uint32_t* counts) {
+  // Rule 1 at a smaller minpoints from the counts of mark_core.  With
+  // from_previous (a sweep going down: the core points only grow), the
+  // points core now but not at the previous value are marked kFresh.
+  void core_at(int64_t minpoints, const uint32_t* counts, bool from_previous) {
     const int64_t need = core_need(minpoints);
     team_.for_static(flags_.size(), [&](int, size_t begin, size_t end) {
-      for (size_t i = begin; i < end; ++i)
-        flags_[i] = static_cast<int64_t>(counts[i]) >= need ? kCore : 0;
+      for (size_t i = begin; i < end; ++i) {
+        const bool was = from_previous && (flags_[i] & kCore);
+        flags_[i] = static_cast<int64_t>(counts[i]) < need ? 0 : was ? kCore : kCore | kFresh;
+      }
     });
   }
 
   // Joins every pair of core points within eps; each pair of cells is met
-  // once, from the smaller cell.
-  void unite(AtomicUnionFind& uf) {
+  // once, from the smaller cell.  from_previous: uf holds the previous
+  // value's sets (every pair of points core then is joined already, and the
+  // others are sets of their own), so only pairs with a kFresh point are
+  // looked at: each pair of cells with one from the smaller such cell, the
+  // cells without one not visited at all (not even their window).
+  void unite(AtomicUnionFind& uf, bool from_previous = false) {
+    fresh_any_ = from_previous;
     first_core_.assign(ncells_, kNone);
+    fresh_.assign(ncells_, from_previous ? 0 : 1);
     for_each_cell([&](uint32_t c, NdWindow&, WorkPoller&) {
       uint32_t p = g_.start[c];
       while (p < g_.start[c + 1] && !(flags_[p] & kCore)) ++p;
       if (p < g_.start[c + 1]) first_core_[c] = p;
+      for (uint32_t q = p; from_previous && q < g_.start[c + 1]; ++q)
+        if (flags_[q] & kFresh) {
+          fresh_[c] = 1;
+          break;
+        }
     });
     for_each_cell([&](uint32_t c, NdWindow& window, WorkPoller& poller) {
       const uint32_t b = g_.start[c], e = g_.start[c + 1];
       const uint32_t first = first_core_[c];
-      if (first == kNone) return;
+      if (first == kNone || !fresh_[c]) return;  // not fresh: met from its fresh neighbours
       if (small_[c]) {
         for (uint32_t p = first + 1; p < e; ++p)  // pairwise neighbours: one set
           if (flags_[p] & kCore) uf.unite(first, p);
@@ -120,8 +136,9 @@ class NdStages {
       CellRange rows[NdWindow::kMaxRanges];
       const int nrows = window.cells_at(c, rows);
       for (int r = 0; r < nrows; ++r) {
-        for (uint32_t n = std::max(rows[r].begin, c + 1); n < rows[r].end; ++n) {
-          if (first_core_[n] == kNone) continue;
+        for (uint32_t n = rows[r].begin; n < rows[r].end; ++n) {
+          // a pair of cells from the smaller of its fresh ones (every cell is fresh afresh)
+          if (n == c || (n < c && fresh_[n]) || first_core_[n] == kNone) continue;
           if (small_[c] && small_[n])
             unite_sets(c, n, uf, poller);
           else
@@ -189,13 +206,19 @@ class NdStages {
     }
   }
 
+  // A pair of core points that may still need joining: not both core at
+  // the previous value (where kFresh is not set at all, every pair).
+  bool open_pair(uint32_t p, uint32_t q) const {
+    return (flags_[q] & kCore) && (!fresh_any_ || ((flags_[p] | flags_[q]) & kFresh));
+  }
+
   // Core pairs p < q inside one cell that is not small.
   void unite_within(uint32_t b, uint32_t e, AtomicUnionFind& uf, WorkPoller& poller) {
     for (uint32_t p = b; p < e; ++p) {
       if (!(flags_[p] & kCore)) continue;
       const double* pp = g_.point(p);
       for (uint32_t q = p + 1; q < e; ++q) {
-        if ((flags_[q] & kCore) && uf.find(p) != uf.find(q) &&
+        if (open_pair(p, q) && uf.find(p) != uf.find(q) &&
             within_eps_d<D>(pp, g_.point(q), eps_))
           uf.unite(p, q);
       }
@@ -210,7 +233,7 @@ class NdStages {
       if (!(flags_[p] & kCore)) continue;
       const double* pp = g_.point(p);
       for (uint32_t q = nb; q < ne; ++q) {
-        if ((flags_[q] & kCore) && uf.find(p) != uf.find(q) &&
+        if (open_pair(p, q) && uf.find(p) != uf.find(q) &&
             within_eps_d<D>(pp, g_.point(q), eps_))
           uf.unite(p, q);
       }
@@ -242,7 +265,9 @@ class NdStages {
   std::vector<uint8_t> small_;        // per cell: its points are pairwise neighbours
   std::vector<double> boxes_;         // per cell: lo[D], hi[D] of its points
   std::vector<uint32_t> first_core_;  // per cell: its first core point, or kNone
-  std::vector<uint8_t> flags_;        // per sorted point: kCore or 0
+  std::vector<uint8_t> fresh_;        // per cell: a pair with one of its points may be open
+  std::vector<uint8_t> flags_;        // per sorted point: kCore (| kFresh) or 0
+  bool fresh_any_ = false;            // kFresh marks the points unite() looks at
 };
 
 }  // namespace
@@ -290,14 +315,26 @@ void nd_cluster_levels(const NdPointsView& pts, const NdGrid& grid, const gd_par
       counts.resize(pts.n);
       stages.mark_core(*std::max_element(levels.begin(), levels.end()), counts.data());
     }
-    for (size_t k = 0; k < levels.size(); ++k) {
+    // From the largest value down: the core points only grow, so each value's
+    // sets start from the previous one's (a value with need <= 1, where
+    // every point is core, starts afresh like the first).
+    std::vector<size_t> order(levels.size());
+    for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return levels[a] > levels[b]; });
+    for (size_t j = 0; j < order.size(); ++j) {
+      const size_t k = order[j];
+      const bool from_previous = j > 0 && core_need(levels[k]) > 1;
       if (levels.size() > 1)
-        stages.core_at(levels[k], counts.data());
+        stages.core_at(levels[k], counts.data(), from_previous);
       else
         stages.mark_core(levels[k]);
       stats.t_core += watch.lap();
-      for (uint32_t i = 0; i < pts.n; ++i) uf.init(i, i);
-      stages.unite(uf);
+      if (!from_previous)
+        team.for_static(pts.n, [&](int, size_t b, size_t e) {
+          for (size_t i = b; i < e; ++i) uf.init(static_cast<uint32_t>(i), static_cast<uint32_t>(i));
+        });
+      stages.unite(uf, from_previous);
       stats.t_union += watch.lap();
       stages.borders(uf, rep, core);
       emit(k, rep);

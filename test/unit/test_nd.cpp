@@ -242,6 +242,28 @@ TEST(Nd, SweepEqualsOneCallPerValueOnBothPaths) {
   }
 }
 
+TEST(Nd, LevelSweepFromEachValueToTheNextEqualsOneCall) {
+  // The grid path of a sweep joins each value's sets from the previous
+  // (larger) value's, looking only at pairs with a point that became core:
+  // every value of a long run, in any order, against its own call, on dense
+  // blobs (cells with and without new core points side by side), with NULL
+  // and EMPTY rows, in 3 and 4 dimensions.
+  std::vector<int64_t> values;
+  for (int64_t v = 17; v >= 1; --v) values.push_back(v);
+  values.push_back(40);
+  values.push_back(6);
+  for (int dims : {3, 4}) {
+    NdRows r = blobs(dims, 12000, 12, 40, 1.5, 75 + dims);
+    for (size_t i = 0; i < r.size(); i += 97) r.kinds[i] = i % 2 ? GD_ROW_NULL : GD_ROW_EMPTY;
+    for (double eps : {0.4, 1.0}) {
+      const auto got = run_nd_sweep(r, eps, values, GD_BACKEND_CPU, GD_ND_SWEEP_LEVELS);
+      for (size_t k = 0; k < values.size(); ++k)
+        ASSERT_EQ(got[k], run_nd(r, eps, values[k]))
+            << dims << "-D eps " << eps << " minpoints " << values[k];
+    }
+  }
+}
+
 TEST(Nd, SweepOfDenseDataClustersValueByValue) {
   // 20,000 points pairwise within eps: 2e8 neighbour pairs (1.6 GB, seconds
   // to list), which the sweep does not list: it clusters each value on the
