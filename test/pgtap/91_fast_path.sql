@@ -15,7 +15,7 @@
 \ir lib/fast_path.sql
 \ir lib/equivalence_sets.sql
 
-SELECT plan(29 + (SELECT count(*)::int FROM gd_test.cases) + (SELECT count(DISTINCT ds)::int FROM gd_test.cases));
+SELECT plan(31 + (SELECT count(*)::int FROM gd_test.cases) + (SELECT count(DISTINCT ds)::int FROM gd_test.cases));
 
 -- 1. every case, the leader alone
 SELECT is(gd_test.fast_diff(gd_test.case_query(ds, eps, minpoints, part_expr, order_expr), 0), NULL,
@@ -137,6 +137,42 @@ SELECT is(gd_test.fast_diff('SELECT gpu_dbscan(geom, 8, 3) OVER (ORDER BY id) AS
 		  NULL, 'OVER (ORDER BY id) with the ids first in the output: the WindowAgg''s rows');
 SELECT is(gd_test.fast_diff('SELECT format(''%s/%s/%s/%s'', gpu_dbscan(geom, 8, 3) OVER w + 1, ctid, gpu_dbscan(geom, 1, 4) OVER w, part) AS c, id FROM gd_test.srids WINDOW w AS (PARTITION BY part ORDER BY id)', 2),
 		  NULL, 'two functions, ctid and a key around an expression: the WindowAgg''s rows');
+
+-- EXPLAIN ANALYZE: the node's own times whatever TIMING says, and the GPU
+-- worker's lines only when it served the query (not preloaded here)
+CREATE FUNCTION pg_temp.node_of(q text) RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+	j	jsonb;
+BEGIN
+	PERFORM gd_test.use_fast_path(true, 2);
+	EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) ' || q INTO j;
+	RETURN j->0->'Plan'->'Plans'->0;
+END
+$$;
+SELECT is((SELECT ARRAY[n->>'Node Type', n->>'Custom Plan Provider', (n ? 'Read Time')::text,
+						(n ? 'Order Time')::text, (n ? 'Cluster Time')::text,
+						((n->>'Rows Read')::int = 60000)::text]
+		   FROM pg_temp.node_of('SELECT max(c) FROM (SELECT gpu_dbscan(geom, 1, 4) OVER (PARTITION BY part ORDER BY id) c FROM gd_test.srids) s') n),
+		  ARRAY['Custom Scan', 'GpuDbscanWindow', 'true', 'true', 'true', 'true'],
+		  'EXPLAIN (ANALYZE, TIMING OFF): the read, order and cluster times of the node');
+-- whether the GPU worker serves this session: preloaded, a usable GPU, backend not cpu
+CREATE FUNCTION pg_temp.worker_serves() RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+	IF coalesce(current_setting('gpu_dbscan.gpu_worker', true), 'off') <> 'on'
+	   OR current_setting('gpu_dbscan.backend') = 'cpu' THEN
+		RETURN false;
+	END IF;
+	SET LOCAL gpu_dbscan.backend = 'gpu';
+	PERFORM gpu_dbscan(geom, 1, 2) OVER () FROM (VALUES ('POINT(0 0)'::geometry), ('POINT(0 1)')) v(geom);
+	RETURN true;
+EXCEPTION WHEN OTHERS THEN
+	RETURN false;
+END
+$$;
+SELECT is((SELECT n ? 'GPU Worker Requests'
+		   FROM pg_temp.node_of('SELECT max(c) FROM (SELECT gpu_dbscan(geom, 1, 4) OVER (PARTITION BY part) c FROM gd_test.srids) s') n),
+		  pg_temp.worker_serves(),
+		  'EXPLAIN: the GPU worker''s lines exactly when the preloaded worker serves the session');
 
 -- 7. what the fast path does not serve plans as before
 SELECT is(gd_test.fallback_diff('SELECT id, gpu_dbscan(geom, 1, 2) OVER w + row_number() OVER w AS c FROM gd_test.pts WHERE ds = 3 WINDOW w AS (ORDER BY id)'),
