@@ -3,7 +3,8 @@
  * agg_scan.c): which functions are this module's, which expressions and
  * columns the parallel read (parallel_read.c) can serve, how many workers
  * it asks for; the plan fields both carry, read back at execution; the
- * read's lines of EXPLAIN.
+ * executor state both start with and its callbacks; the read's and the
+ * times' lines of EXPLAIN.
  */
 #ifndef GPU_DBSCAN_SCAN_PLAN_H
 #define GPU_DBSCAN_SCAN_PLAN_H
@@ -80,7 +81,8 @@ extern void scan_handoff_since(const GpuHandoff *before, ScanTimes *times);
 /*
  * EXPLAIN's lines of the read, after the node's own: Filter, Workers
  * Planned, and with ANALYZE once the node ran (done) Workers Launched,
- * Rows Read, "count_label: count", Read Passes and the times.
+ * Rows Read, "count_label: count", Read Passes, the times and, when the GPU
+ * worker served the node, its handoff.
  */
 extern void scan_explain_read(const ScanRequest *req, const ScanResult *res, bool done,
 							  const char *count_label, int64 count, const ScanTimes *times,
