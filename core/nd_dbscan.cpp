@@ -22,7 +22,10 @@ namespace gd {
 namespace {
 
 constexpr uint8_t kCore = 1;
-constexpr uint8_t kFresh = 2;  // core at this value of a sweep, not at the one before
+// Core, and not at a sweep's previous value: unite() looks at pairs with
+// such a point only.  A clustering from scratch marks every core point so.
+constexpr uint8_t kFresh = 2;
+constexpr uint8_t kNewCore = kCore | kFresh;
 constexpr uint32_t kNone = UINT32_MAX;
 // Cells of fewer points are tested point by point, with no box test first.
 constexpr uint32_t kBoxTestPoints = 4;
@@ -35,7 +38,7 @@ class NdStages {
     grain_ = std::max<size_t>(1, std::min<size_t>(256, ncells_ / (team.size() * 32u)));
   }
 
-  // flags_[i] for every sorted point: kCore or 0; small_ and boxes_ per cell.
+  // flags_[i] for every sorted point: kNewCore or 0; small_ and boxes_ per cell.
   // A neighbouring cell of a few points or more is skipped when its box's
   // point nearest p is beyond eps and counted whole when its farthest corner
   // is within (rules/neighbour.hpp), as on the device.  counts (may be null)
@@ -55,7 +58,7 @@ class NdStages {
       const uint32_t b = g_.start[c], e = g_.start[c + 1];
       const bool small = small_[c];
       if ((small && static_cast<int64_t>(e - b) >= need) || need <= 1) {
-        std::fill(&flags_[b], &flags_[b] + (e - b), kCore);
+        std::fill(&flags_[b], &flags_[b] + (e - b), kNewCore);
         if (counts != nullptr) std::fill(counts + b, counts + e, static_cast<uint32_t>(need));
         return;
       }
@@ -84,40 +87,40 @@ class NdStages {
           }
         }
         poller.add(visited);
-        if (found.core()) flags_[p] = kCore;
+        if (found.core()) flags_[p] = kNewCore;
         if (counts != nullptr) counts[p] = static_cast<uint32_t>(found.core() ? need : found.found);
       }
     });
   }
 
   // Rule 1 at a smaller minpoints from the counts of mark_core.  With
-  // from_previous (a sweep going down: the core points only grow), the
-  // points core now but not at the previous value are marked kFresh.
+  // from_previous (a sweep going down: the core points only grow), only the
+  // points core now but not at the previous value are kNewCore.
   void core_at(int64_t minpoints, const uint32_t* counts, bool from_previous) {
     const int64_t need = core_need(minpoints);
     team_.for_static(flags_.size(), [&](int, size_t begin, size_t end) {
       for (size_t i = begin; i < end; ++i) {
         const bool was = from_previous && (flags_[i] & kCore);
-        flags_[i] = static_cast<int64_t>(counts[i]) < need ? 0 : was ? kCore : kCore | kFresh;
+        flags_[i] = static_cast<int64_t>(counts[i]) < need ? 0 : was ? kCore : kNewCore;
       }
     });
   }
 
-  // Joins every pair of core points within eps; each pair of cells is met
-  // once, from the smaller cell.  from_previous: uf holds the previous
-  // value's sets (every pair of points core then is joined already, and the
-  // others are sets of their own), so only pairs with a kFresh point are
-  // looked at: each pair of cells with one from the smaller such cell, the
-  // cells without one not visited at all (not even their window).
-  void unite(AtomicUnionFind& uf, bool from_previous = false) {
-    fresh_any_ = from_previous;
+  // Joins every pair of core points within eps that is not joined yet: the
+  // pairs with a kFresh point (every pair of core points in a clustering
+  // from scratch; in a sweep's later value uf holds the previous value's
+  // sets, where the pairs of points core then are joined already and the
+  // others are sets of their own).  Each pair of cells with such a point is
+  // met once, from the smaller of its cells that holds one; the cells without
+  // one are not visited at all (not even their window).
+  void unite(AtomicUnionFind& uf) {
     first_core_.assign(ncells_, kNone);
-    fresh_.assign(ncells_, from_previous ? 0 : 1);
+    fresh_.assign(ncells_, 0);
     for_each_cell([&](uint32_t c, NdWindow&, WorkPoller&) {
       uint32_t p = g_.start[c];
       while (p < g_.start[c + 1] && !(flags_[p] & kCore)) ++p;
       if (p < g_.start[c + 1]) first_core_[c] = p;
-      for (uint32_t q = p; from_previous && q < g_.start[c + 1]; ++q)
+      for (uint32_t q = p; q < g_.start[c + 1]; ++q)
         if (flags_[q] & kFresh) {
           fresh_[c] = 1;
           break;
@@ -126,7 +129,7 @@ class NdStages {
     for_each_cell([&](uint32_t c, NdWindow& window, WorkPoller& poller) {
       const uint32_t b = g_.start[c], e = g_.start[c + 1];
       const uint32_t first = first_core_[c];
-      if (first == kNone || !fresh_[c]) return;  // not fresh: met from its fresh neighbours
+      if (!fresh_[c]) return;  // no core point, or met from its fresh neighbours
       if (small_[c]) {
         for (uint32_t p = first + 1; p < e; ++p)  // pairwise neighbours: one set
           if (flags_[p] & kCore) uf.unite(first, p);
@@ -137,7 +140,7 @@ class NdStages {
       const int nrows = window.cells_at(c, rows);
       for (int r = 0; r < nrows; ++r) {
         for (uint32_t n = rows[r].begin; n < rows[r].end; ++n) {
-          // a pair of cells from the smaller of its fresh ones (every cell is fresh afresh)
+          // a pair of cells from the smaller of its fresh ones
           if (n == c || (n < c && fresh_[n]) || first_core_[n] == kNone) continue;
           if (small_[c] && small_[n])
             unite_sets(c, n, uf, poller);
@@ -207,9 +210,9 @@ class NdStages {
   }
 
   // A pair of core points that may still need joining: not both core at
-  // the previous value (where kFresh is not set at all, every pair).
+  // the previous value.
   bool open_pair(uint32_t p, uint32_t q) const {
-    return (flags_[q] & kCore) && (!fresh_any_ || ((flags_[p] | flags_[q]) & kFresh));
+    return (flags_[q] & kCore) && ((flags_[p] | flags_[q]) & kFresh);
   }
 
   // Core pairs p < q inside one cell that is not small.
@@ -266,8 +269,7 @@ class NdStages {
   std::vector<double> boxes_;         // per cell: lo[D], hi[D] of its points
   std::vector<uint32_t> first_core_;  // per cell: its first core point, or kNone
   std::vector<uint8_t> fresh_;        // per cell: a pair with one of its points may be open
-  std::vector<uint8_t> flags_;        // per sorted point: kCore (| kFresh) or 0
-  bool fresh_any_ = false;            // kFresh marks the points unite() looks at
+  std::vector<uint8_t> flags_;        // per sorted point: kCore, kNewCore or 0
 };
 
 }  // namespace
@@ -334,7 +336,7 @@ void nd_cluster_levels(const NdPointsView& pts, const NdGrid& grid, const gd_par
         team.for_static(pts.n, [&](int, size_t b, size_t e) {
           for (size_t i = b; i < e; ++i) uf.init(static_cast<uint32_t>(i), static_cast<uint32_t>(i));
         });
-      stages.unite(uf, from_previous);
+      stages.unite(uf);
       stats.t_union += watch.lap();
       stages.borders(uf, rep, core);
       emit(k, rep);
