@@ -45,8 +45,6 @@
 
 #include "gd_core.h"
 
-#include <sys/statvfs.h>
-
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "pgstat.h"
@@ -54,7 +52,6 @@
 #include "postmaster/bgworker.h"
 #include "postmaster/interrupt.h"
 #include "storage/dsm.h"
-#include "storage/dsm_impl.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
 #include "storage/proc.h"
@@ -69,6 +66,7 @@
 #include "gpu_worker.h"
 #include "guc.h"
 #include "prefault.h"
+#include "shm_room.h"
 
 #define GD_WORKER_SLOTS 64
 #define WORKER_GONE_MS 5000		/* a backend's wait for a worker to come back */
@@ -492,22 +490,6 @@ gd_gpu_worker_active(int device, bool *usable, char *why, size_t whylen)
 	}
 }
 
-/*
- * Room for bytes more in the DSM's file system: a segment that does not fit
- * would raise an error mid-creation, where the in-process path could run.
- */
-static bool
-dsm_has_room(Size bytes)
-{
-	struct statvfs fs;
-
-	if (dynamic_shared_memory_type != DSM_IMPL_POSIX)
-		return true;
-	if (statvfs("/dev/shm", &fs) != 0)
-		return true;
-	return (uint64) fs.f_bavail * fs.f_frsize > (uint64) bytes + bytes / 8;
-}
-
 /* Gives the request of slot s up on the way out of an error. */
 static void
 withdraw(WorkerSlot *s)
@@ -566,7 +548,7 @@ gd_gpu_worker_alloc(Size bytes, dsm_segment **seg)
 {
 	bytes = Max(bytes, MAXIMUM_ALIGNOF);
 	*seg = NULL;
-	if (shared == NULL || nshared_segments == MAX_SHARED_SEGMENTS || !dsm_has_room(bytes))
+	if (shared == NULL || nshared_segments == MAX_SHARED_SEGMENTS || !shm_has_room(bytes))
 		return NULL;
 	*seg = dsm_create(bytes, DSM_CREATE_NULL_IF_MAXSEGMENTS);
 	if (*seg == NULL)
@@ -678,7 +660,7 @@ submit(const double *x, const double *y, const uint8_t *row_kind, int64_t nrows,
 	}
 	if (bytes > 0)
 	{
-		if (!dsm_has_room(bytes))
+		if (!shm_has_room(bytes))
 			return false;
 		seg = dsm_create(bytes, DSM_CREATE_NULL_IF_MAXSEGMENTS);
 		if (seg == NULL)

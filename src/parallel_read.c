@@ -31,7 +31,6 @@
 #include "gd_core.h"
 
 #include <sys/mman.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "access/parallel.h"
@@ -47,7 +46,6 @@
 #include "optimizer/plancat.h"
 #include "port/atomics.h"
 #include "storage/bufmgr.h"
-#include "storage/dsm_impl.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
@@ -55,6 +53,7 @@
 #include "gserialized_points.h"
 #include "parallel_read.h"
 #include "prefault.h"
+#include "shm_room.h"
 
 PGDLLEXPORT void gd_parallel_read_main(dsm_segment *seg, shm_toc *toc);
 
@@ -734,23 +733,17 @@ read_parallel(Relation rel, const ScanRequest *req, uint64 capacity, uint64 runs
 }
 
 /*
- * Whether POSIX shared memory (/dev/shm) has room for the arrays of
- * capacity rows: a container's small /dev/shm would otherwise fail the
- * query; without room the leader reads alone into its own memory.
+ * Whether shared memory has room for the arrays of capacity rows (without
+ * it the leader reads alone into its own memory).
  */
 static bool
 shared_memory_room(const ScanRequest *req, uint64 capacity, uint64 runs_capacity)
 {
 	ScanShared	sh;
 	ScanArrays	a;
-	struct statvfs fs;
-	Size		bytes;
 
-	if (dynamic_shared_memory_type != DSM_IMPL_POSIX || statvfs("/dev/shm", &fs) != 0)
-		return true;
 	init_shared(&sh, req, capacity, runs_capacity);
-	bytes = layout_arrays(&sh, NULL, &a);
-	return (uint64) fs.f_bavail * fs.f_frsize >= bytes + bytes / 8;
+	return shm_has_room(layout_arrays(&sh, NULL, &a));
 }
 
 /* Reads the rows (see parallel_read.h). */
