@@ -158,16 +158,25 @@ gpu_available(void)
 	return gpu_usable;
 }
 
-/* See core_call.h; the worker's conditions are call_points'. */
+/*
+ * Whether the GPU worker runs this backend's GPU clusterings on device: it
+ * serves one device, so a device list stays in this process.
+ */
+static bool
+worker_takes(int device, char *why, size_t whylen)
+{
+	bool		usable;
+
+	return gd_devices->count == 0 && gd_gpu_worker_active(device, &usable, why, whylen) && usable;
+}
+
+/* See core_call.h. */
 bool
 core_gpu_worker_serves(void)
 {
-	bool		usable;
 	char		why[sizeof(gpu_why)];
 
-	if (gd_backend_setting == GD_SETTING_CPU || gd_devices->count != 0)
-		return false;
-	return gd_gpu_worker_active(first_device(), &usable, why, sizeof(why)) && usable;
+	return gd_backend_setting != GD_SETTING_CPU && worker_takes(first_device(), why, sizeof(why));
 }
 
 /* gd_params from the GUCs, for one partition. */
@@ -290,18 +299,15 @@ call_points(const double *x, const double *y, const uint8_t *row_kind, int64_t n
 	fill_params(&params, job->eps, job->minpoints[0], backend);
 	memset(stats, 0, sizeof(*stats));
 	memset(err, 0, sizeof(*err));
-	/* The GPU worker serves one device: a device list stays in this process. */
-	if (backend == GD_BACKEND_GPU && job->nminpoints == 1 && !job->types && params.ndevices == 0)
+	if (backend == GD_BACKEND_GPU && job->nminpoints == 1 && !job->types &&
+		worker_takes(params.device, err->message, sizeof(err->message)))
 	{
-		bool		usable;
 		gd_status	status;
 
-		if (gd_gpu_worker_active(params.device, &usable, err->message, sizeof(err->message)) &&
-			usable &&
-			gd_gpu_worker_cluster(x, y, row_kind, nrows, &params, job->ids, stats, err, &status))
+		if (gd_gpu_worker_cluster(x, y, row_kind, nrows, &params, job->ids, stats, err, &status))
 			return status;
-		memset(err, 0, sizeof(*err));
 	}
+	memset(err, 0, sizeof(*err));
 	if (job->nminpoints != 1)
 		return gd_cluster_points_sweep(x, y, row_kind, nrows, &params, job->minpoints,
 									   job->nminpoints, job->ids, stats, err);
