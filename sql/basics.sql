@@ -81,9 +81,10 @@ SELECT backend IN ('cpu', 'gpu') AS backend_ok, rows, points,
        AND union_ms >= 0 AND label_ms >= 0 AS phases_ok
 FROM gpu_dbscan_last_run();
 
--- the settings and their defaults
+-- the settings and their defaults (gpu_dbscan.gpu_worker exists only where
+-- the library is preloaded)
 SELECT name, boot_val, unit, context, vartype, enumvals
-FROM pg_settings WHERE name LIKE 'gpu\_dbscan.%' ORDER BY name;
+FROM pg_settings WHERE name LIKE 'gpu\_dbscan.%' AND name <> 'gpu_dbscan.gpu_worker' ORDER BY name;
 SET gpu_dbscan.device_memory_budget = '2GB';
 SHOW gpu_dbscan.device_memory_budget;
 RESET gpu_dbscan.device_memory_budget;

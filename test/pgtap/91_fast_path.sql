@@ -169,8 +169,10 @@ EXCEPTION WHEN OTHERS THEN
 	RETURN false;
 END
 $$;
+-- (points only: a partition with a non-point row takes the pair-list path, which
+-- the worker does not run)
 SELECT is((SELECT n ? 'GPU Worker Requests'
-		   FROM pg_temp.node_of('SELECT max(c) FROM (SELECT gpu_dbscan(geom, 1, 4) OVER (PARTITION BY part) c FROM gd_test.srids) s') n),
+		   FROM pg_temp.node_of('SELECT max(c) FROM (SELECT gpu_dbscan(geom, 1, 4) OVER (PARTITION BY part) c FROM gd_test.srids WHERE id % 997 <> 0) s') n),
 		  pg_temp.worker_serves(),
 		  'EXPLAIN: the GPU worker''s lines exactly when the preloaded worker serves the session');
 
