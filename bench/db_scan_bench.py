@@ -12,7 +12,10 @@ consuming the whole window output through max():
   sum(ST_X) serial / parallel      SELECT sum(ST_X(geom)) FROM t
   window, fast path off            SELECT max(c) FROM (SELECT gpu_dbscan(geom,eps,mp) OVER () c FROM t) s
                                    with gpu_dbscan.fast_path = off (today's WindowAgg)
-  fast path OVER ()                the same, fast path on (custom scan GpuDbscanWindow)
+  fast path OVER ()                the same, fast path on (custom scan GpuDbscanWindow; with
+                                   workers the partial path under a Gather: each participant
+                                   returns a share of the rows to a partial max())
+  ..., no Gather                   the node's own workers read, the leader returns every row
   fast path OVER (ORDER BY id)     ... OVER (ORDER BY id)
   parts: fast path off / on        ... OVER (PARTITION BY part) on the partitioned table
   ST_ClusterDBSCAN                 once, up to --postgis-max-size rows
@@ -116,6 +119,10 @@ def add_window(add, be, par, uni, parts, eps, mp, w, args):
     add("window OVER (), fast path off", be + ["SET gpu_dbscan.fast_path = off"],
         window_sql(uni, eps, mp, ""))
     add("fast path OVER (), %d workers" % w, be + par(w), window_sql(uni, eps, mp, ""))
+    if w > 0:
+        # the node's own workers read, one backend returns every row (no partial path)
+        add("fast path OVER (), %d workers, no Gather" % w,
+            be + par(w) + ["SET max_parallel_workers_per_gather = 0"], window_sql(uni, eps, mp, ""))
     add("fast path OVER (), leader alone", be + par(0), window_sql(uni, eps, mp, ""))
     add("fast path OVER (ORDER BY id), %d workers" % w, be + par(w),
         window_sql(uni, eps, mp, "ORDER BY id"))

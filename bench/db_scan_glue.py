@@ -47,6 +47,17 @@ KEYS = ["total", "core", "read", "order", "cluster", "gap", "emit", "glue", "w.i
         "w.out", "B/row"]
 
 
+def scan_node(plan):
+    """The GpuDbscanWindow node of a plan (under a Gather when it is the partial path)."""
+    if plan.get("Custom Plan Provider") == "GpuDbscanWindow":
+        return plan
+    for sub in plan.get("Plans", []):
+        found = scan_node(sub)
+        if found:
+            return found
+    return None
+
+
 def one(sql, floor, workers, nrows, backend):
     settings = SESSION_SETTINGS + ["SET gpu_dbscan.backend = '%s'" % backend,
                                    "SET gpu_dbscan.scan_workers = %d" % workers,
@@ -61,7 +72,7 @@ def one(sql, floor, workers, nrows, backend):
         rows, _ = s.run("EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) " + sql)
         after = proc_status_kb(s.pid)
         plan = json.loads("\n".join("|".join(r) for r in rows))[0]
-        node = plan["Plan"]["Plans"][0]
+        node = scan_node(plan["Plan"])
         total = plan["Execution Time"]
         core = float(s.value("SELECT sum(total_ms) FROM gpu_dbscan_last_run()") or 0)
         m = {"total": total, "core": core, "read": node["Read Time"], "order": node["Order Time"],

@@ -389,15 +389,13 @@ sort_runs(ScanRun *runs, uint64 nruns)
 	return true;
 }
 
-/* The heap order of the slots from the sorted runs. */
+/* The heap order of the slots from the sorted runs, into order (nrows entries). */
 static uint32 *
-heap_order(const ScanRun *runs, uint64 nruns, int64 nrows)
+heap_order_into(uint32 *order, const ScanRun *runs, uint64 nruns, int64 nrows)
 {
-	uint32	   *order;
 	uint64		k;
 	int64		r = 0;
 
-	order = MemoryContextAllocHuge(CurrentMemoryContext, Max(nrows, 1) * sizeof(uint32));
 	prefault_write(order, nrows * sizeof(uint32));
 	for (k = 0; k < nruns; k++)
 	{
@@ -407,6 +405,14 @@ heap_order(const ScanRun *runs, uint64 nruns, int64 nrows)
 			order[r++] = (uint32) (runs[k].start + j);
 	}
 	return order;
+}
+
+/* The heap order of the slots from the sorted runs, in new memory. */
+static uint32 *
+heap_order(const ScanRun *runs, uint64 nruns, int64 nrows)
+{
+	return heap_order_into(MemoryContextAllocHuge(CurrentMemoryContext, Max(nrows, 1) * sizeof(uint32)),
+						   runs, nruns, nrows);
 }
 
 /* The rows the relation holds by the planner's estimate, with room to spare. */
@@ -746,6 +752,13 @@ shared_memory_room(const ScanRequest *req, uint64 capacity, uint64 runs_capacity
 	return shm_has_room(layout_arrays(&sh, NULL, &a));
 }
 
+/* Runs' room for capacity slots of rel read by up to participants processes. */
+static uint64
+runs_room(Relation rel, uint64 capacity, int participants)
+{
+	return capacity / SCAN_CLAIM + RelationGetNumberOfBlocks(rel) + 2 * participants + 16;
+}
+
 /* Reads the rows (see parallel_read.h). */
 void
 parallel_read(const ScanRequest *req, ScanResult *res)
@@ -759,7 +772,7 @@ parallel_read(const ScanRequest *req, ScanResult *res)
 	PassResult	pass;
 
 	memset(res, 0, sizeof(*res));
-	runs_capacity = capacity / SCAN_CLAIM + RelationGetNumberOfBlocks(rel) + 2 * participants + 16;
+	runs_capacity = runs_room(rel, capacity, participants);
 	for (res->passes = 1;; res->passes++)
 	{
 		memset(&pass, 0, sizeof(pass));
@@ -790,4 +803,150 @@ parallel_read_release(ScanResult *res)
 	if (res->order)
 		pfree(res->order);
 	memset(res, 0, sizeof(*res));
+}
+
+/* ---- a read shared by a parallel plan's participants ------------------------ */
+
+/*
+ * The shared space: the header, then the parallel scan's descriptor.  The
+ * arrays are in a DSM segment of their own (data_handle), made by the leader.
+ */
+static ScanShared *
+space_shared(void *space)
+{
+	return (ScanShared *) space;
+}
+
+static ParallelTableScanDesc
+space_pscan(void *space)
+{
+	return (ParallelTableScanDesc) ((char *) space + MAXALIGN(sizeof(ScanShared)));
+}
+
+Size
+parallel_read_shared_size(const ScanRequest *req)
+{
+	Relation	rel = table_open(req->relid, AccessShareLock);
+	Size		size = MAXALIGN(sizeof(ScanShared)) + table_parallelscan_estimate(rel, req->snapshot);
+
+	table_close(rel, NoLock);
+	return size;
+}
+
+dsm_segment *
+parallel_read_shared_init(const ScanRequest *req, void *space)
+{
+	Relation	rel = table_open(req->relid, AccessShareLock);
+	ScanShared *sh = space_shared(space);
+	ParallelTableScanDesc pscan = space_pscan(space);
+	uint64		capacity = estimated_rows(rel);
+	ScanArrays	a;
+	Size		bytes;
+	dsm_segment *data = NULL;
+
+	init_shared(sh, req, capacity, runs_room(rel, capacity, max_worker_processes + 1));
+	bytes = layout_arrays(sh, NULL, &a);
+	if (shm_has_room(bytes))
+		data = dsm_create(bytes, DSM_CREATE_NULL_IF_MAXSEGMENTS);
+	sh->data_handle = data ? dsm_segment_handle(data) : DSM_HANDLE_INVALID;
+	table_parallelscan_initialize(rel, pscan, req->snapshot);
+	pscan->phs_syncscan = false;	/* the rows come from block 0 on */
+	table_close(rel, NoLock);
+	return data;
+}
+
+void
+parallel_read_shared_reinit(const ScanRequest *req, void *space)
+{
+	ScanShared *sh = space_shared(space);
+	Relation	rel = table_open(req->relid, AccessShareLock);
+
+	pg_atomic_write_u64(&sh->next_slot, 0);
+	pg_atomic_write_u64(&sh->nruns, 0);
+	pg_atomic_write_u64(&sh->nseen, 0);
+	pg_atomic_write_u32(&sh->overflow, 0);
+	pg_atomic_write_u64(&sh->srid, 0);
+	table_parallelscan_reinitialize(rel, space_pscan(space));
+	table_close(rel, NoLock);
+}
+
+dsm_segment *
+parallel_read_shared_attach(void *space)
+{
+	ScanShared *sh = space_shared(space);
+	dsm_segment *data;
+
+	if (sh->data_handle == DSM_HANDLE_INVALID)
+		return NULL;
+	data = dsm_attach(sh->data_handle);
+	if (data == NULL)
+		elog(ERROR, "gpu_dbscan: could not map the parallel read's shared memory");
+	return data;
+}
+
+void
+parallel_read_shared_scan(const ScanRequest *req, void *space, dsm_segment *data)
+{
+	ScanShared *sh = space_shared(space);
+	ScanArrays	a;
+	Relation	rel;
+	TableScanDesc scan;
+
+	if (data == NULL)
+		return;					/* no room: the clusterer reads alone */
+	memset(&a, 0, sizeof(a));
+	layout_arrays(sh, dsm_segment_address(data), &a);
+	rel = table_open(req->relid, AccessShareLock);
+	scan = table_beginscan_parallel(rel, space_pscan(space));
+	scan_rows(sh, &a, rel, scan, req->quals, req->geom_expr);
+	table_endscan(scan);
+	table_close(rel, NoLock);
+}
+
+void
+parallel_read_shared_forget(void *space)
+{
+	space_shared(space)->data_handle = DSM_HANDLE_INVALID;
+}
+
+uint64
+parallel_read_shared_capacity(void *space)
+{
+	return space_shared(space)->capacity;
+}
+
+void
+parallel_read_shared_result(void *space, dsm_segment *data, ScanResult *res)
+{
+	ScanShared *sh = space_shared(space);
+	ScanArrays	a;
+
+	memset(res, 0, sizeof(*res));
+	memset(&a, 0, sizeof(a));
+	layout_arrays(sh, dsm_segment_address(data), &a);
+	take_arrays(res, &a, sh->ncolumns);
+	res->segment = NULL;		/* the caller's */
+	res->nrows = (int64) pg_atomic_read_u64(&sh->nseen);
+	res->common_srid = (int32) (uint32) pg_atomic_read_u64(&sh->srid);
+	res->passes = 1;
+}
+
+bool
+parallel_read_shared_finish(void *space, dsm_segment *data, uint32 *heap, bool *in_heap_order,
+							ScanResult *res)
+{
+	ScanShared *sh = space_shared(space);
+	ScanArrays	a;
+	uint64		nruns;
+
+	if (data == NULL || pg_atomic_read_u32(&sh->overflow) != 0)
+		return false;
+	memset(&a, 0, sizeof(a));
+	layout_arrays(sh, dsm_segment_address(data), &a);
+	nruns = Min(pg_atomic_read_u64(&sh->nruns), sh->runs_capacity);
+	parallel_read_shared_result(space, data, res);
+	*in_heap_order = sort_runs(a.runs, nruns);
+	if (!*in_heap_order)
+		heap_order_into(heap, a.runs, nruns, res->nrows);
+	return true;
 }

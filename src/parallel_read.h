@@ -59,6 +59,8 @@ typedef struct ScanRequest
 	bool		need_tids;		/* every row's TID (ctid), not only those fetched again */
 	bool		heap_order;		/* the slots in heap order (ScanResult.order NULL) */
 	bool		share_with_gpu; /* the arrays where the GPU worker reads them in place */
+	bool		gather;			/* read by a parallel plan's participants (a Gather's), not
+								 * by workers of the node's own */
 	Snapshot	snapshot;
 } ScanRequest;
 
@@ -97,6 +99,31 @@ extern void parallel_read(const ScanRequest *req, ScanResult *res);
 
 /* Frees what parallel_read holds. */
 extern void parallel_read_release(ScanResult *res);
+
+/*
+ * A read shared by the participants of a parallel plan (a Gather's leader
+ * and workers) for a parallel-aware node.  The leader sets it up in the
+ * plan's shared memory (space, parallel_read_shared_size bytes): the arrays
+ * in a DSM segment of their own, sized as parallel_read sizes them (NULL
+ * when shared memory has no room); each participant maps that segment
+ * (parallel_read_shared_attach) and scans its share; once every one has,
+ * one finishes the read (parallel_read_shared_finish: false when there was
+ * no room or the estimate was short, and the caller reads alone), the others
+ * take the result (parallel_read_shared_result).  The result's arrays are in
+ * the segment (res->segment NULL: its mapping is the caller's to detach);
+ * the heap order of the slots goes into heap (capacity entries) unless the
+ * slots are in it already.
+ */
+extern Size parallel_read_shared_size(const ScanRequest *req);
+extern dsm_segment *parallel_read_shared_init(const ScanRequest *req, void *space);
+extern void parallel_read_shared_reinit(const ScanRequest *req, void *space);
+extern void parallel_read_shared_forget(void *space);	/* the leader dropped the segment */
+extern dsm_segment *parallel_read_shared_attach(void *space);
+extern void parallel_read_shared_scan(const ScanRequest *req, void *space, dsm_segment *data);
+extern uint64 parallel_read_shared_capacity(void *space);
+extern bool parallel_read_shared_finish(void *space, dsm_segment *data, uint32 *heap,
+										bool *in_heap_order, ScanResult *res);
+extern void parallel_read_shared_result(void *space, dsm_segment *data, ScanResult *res);
 
 /* The SRID of the non-NULL row at slot. */
 static inline int32

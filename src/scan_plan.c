@@ -290,10 +290,12 @@ scan_explain_read(const ScanRequest *req, const ScanResult *res, bool done,
 							deparse_expression((Node *) make_ands_explicit(req->quals),
 											   dcxt, false, false), es);
 	}
-	ExplainPropertyInteger("Workers Planned", NULL, req->nworkers, es);
+	if (!req->gather)
+		ExplainPropertyInteger("Workers Planned", NULL, req->nworkers, es);
 	if (es->analyze && done)
 	{
-		ExplainPropertyInteger("Workers Launched", NULL, res->nworkers_launched, es);
+		if (!req->gather)
+			ExplainPropertyInteger("Workers Launched", NULL, res->nworkers_launched, es);
 		ExplainPropertyInteger("Rows Read", NULL, res->nrows, es);
 		ExplainPropertyInteger(count_label, NULL, count, es);
 		if (res->passes > 1)

@@ -111,3 +111,77 @@ LANGUAGE sql IMMUTABLE AS $$
 					   ELSE 'ORDER BY ' || order_expr END,
 				  set_id)
 $$;
+
+-- The partial path (a Gather's participants run GpuDbscanWindow: see
+-- window_scan.c, WindowShared): transaction-local settings that make the
+-- planner take it for a window query under an outer one; leader: whether
+-- the Gather's leader takes part (else a worker clusters).
+CREATE OR REPLACE FUNCTION gd_test.use_partial_path(leader boolean DEFAULT true)
+RETURNS void LANGUAGE sql AS $$
+	SELECT gd_test.use_fast_path(true, 2),
+		   set_config('max_parallel_workers_per_gather', '2', true),
+		   set_config('parallel_setup_cost', '0', true),
+		   set_config('parallel_tuple_cost', '0', true),
+		   set_config('min_parallel_table_scan_size', '0', true),
+		   set_config('parallel_leader_participation', leader::text, true);
+$$;
+
+-- q (columns id and c) under an outer query that takes every row:
+-- 'id:cluster' sorted (a Gather gives the rows in no order).
+CREATE OR REPLACE FUNCTION gd_test.outer_query(q text) RETURNS text LANGUAGE sql AS $$
+	SELECT format('SELECT array_agg(format(''%%s:%%s'', id, c) ORDER BY id, c) FROM (%s) s', q)
+$$;
+
+-- The rows of outer_query(q), or its error as text.
+CREATE OR REPLACE FUNCTION gd_test.outer_rows_or_error(q text) RETURNS text[] LANGUAGE plpgsql AS $$
+DECLARE
+	result	text[];
+BEGIN
+	EXECUTE gd_test.outer_query(q) INTO result;
+	RETURN result;
+EXCEPTION WHEN others THEN
+	RETURN ARRAY[gd_test.error_of(gd_test.outer_query(q))];
+END
+$$;
+
+-- NULL when q (columns id and c) gives the same rows, or the same error,
+-- through the partial path as the window function does; else what differs.
+CREATE OR REPLACE FUNCTION gd_test.partial_diff(q text, leader boolean DEFAULT true) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+	fast	text[];
+	slow	text[];
+BEGIN
+	PERFORM gd_test.use_partial_path(leader);
+	IF position('Parallel Custom Scan (GpuDbscanWindow)' IN gd_test.plan_of(gd_test.outer_query(q))) = 0 THEN
+		RETURN 'not planned with the partial path';
+	END IF;
+	fast := gd_test.outer_rows_or_error(q);
+	PERFORM gd_test.use_fast_path(false);
+	slow := gd_test.outer_rows_or_error(q);
+	PERFORM gd_test.use_fast_path(true, 0);
+	IF fast IS NOT DISTINCT FROM slow THEN
+		RETURN NULL;
+	END IF;
+	IF cardinality(fast) IS DISTINCT FROM cardinality(slow) THEN
+		RETURN format('%s rows against %s (partial: %s; window: %s)', cardinality(fast), cardinality(slow),
+					  left(fast[1], 200), left(slow[1], 200));
+	END IF;
+	FOR i IN 1 .. cardinality(fast) LOOP
+		IF fast[i] IS DISTINCT FROM slow[i] THEN
+			RETURN format('row %s: %s against %s', i, fast[i], slow[i]);
+		END IF;
+	END LOOP;
+	RETURN 'differs';
+END
+$$;
+
+-- EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) of q.
+CREATE OR REPLACE FUNCTION gd_test.explain_json(q text) RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+	j		jsonb;
+BEGIN
+	EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) ' || q INTO j;
+	RETURN j;
+END
+$$;

@@ -1,0 +1,97 @@
+-- 94_partial_path: GpuDbscanWindow as a partial path (issue 9): a window
+-- query under an outer one (an aggregate, a filter, a join) runs under a
+-- Gather whose participants read the table together, one clusters every
+-- row and each emits a share (window_scan.c, WindowShared).  Against the
+-- window function, as sorted rows (a Gather keeps no order):
+--   one case of every data set of 10_equivalence_random (PARTITION BY,
+--   ORDER BY, none), with the Gather's leader taking part and without it
+--   (a worker clusters);
+--   errors raised by row in the window's order, by the parameters, inside
+--   the participants' quals; the next query right, no memory left;
+--   non-point rows fetched again, SRIDs, a geometry expression, ctid;
+--   an estimate short of the rows (the clusterer reads again alone);
+--   partial aggregates over the ids; EXPLAIN's lines.
+\ir lib/prelude.sql
+\ir lib/fast_path.sql
+\ir lib/equivalence_sets.sql
+
+SELECT plan(15 + 2 * (SELECT count(DISTINCT ds)::int FROM gd_test.cases));
+
+-- 1. one case of every set, the leader taking part, then the workers alone
+SELECT is(gd_test.partial_diff(gd_test.case_query(ds, eps, minpoints, part_expr, order_expr)), NULL,
+		  format('partial path: ds %s %s eps %s minpoints %s %s %s', ds, family, eps, minpoints,
+				 part_expr, coalesce(nullif(order_expr, ''), 'no order by')))
+FROM (SELECT DISTINCT ON (ds) * FROM gd_test.cases ORDER BY ds, case_id) c
+ORDER BY ds;
+SELECT is(gd_test.partial_diff(gd_test.case_query(ds, eps, minpoints, part_expr, order_expr), false), NULL,
+		  format('partial path, workers alone: ds %s %s eps %s minpoints %s %s %s', ds, family, eps, minpoints,
+				 part_expr, coalesce(nullif(order_expr, ''), 'no order by')))
+FROM (SELECT DISTINCT ON (ds) * FROM gd_test.cases ORDER BY ds, case_id DESC) c
+ORDER BY ds;
+
+-- 2. errors, the same error and row number; the next query right
+CREATE TABLE gd_test.pbad AS
+SELECT i AS id, i % 3 AS part,
+	   CASE WHEN i = 700 THEN ST_MakePoint('NaN'::float8, 1)
+			WHEN i = 900 THEN ST_SetSRID(ST_MakePoint(1, 1), 4326)
+			WHEN i = 400 THEN 'MULTIPOINT(EMPTY, 1 1)'::geometry
+			ELSE ST_MakePoint(i % 100, i / 100) END AS geom
+FROM generate_series(1, 30000) i;
+SELECT is(gd_test.partial_diff('SELECT id, gpu_dbscan(geom, 1, 2) OVER (ORDER BY id DESC) c FROM gd_test.pbad WHERE id <> 400'),
+		  NULL, 'partial path: a second SRID before a NaN in the window''s order');
+SELECT is(gd_test.partial_diff('SELECT id, gpu_dbscan(geom, 1, 2) OVER (PARTITION BY part ORDER BY id DESC) c FROM gd_test.pbad', false),
+		  NULL, 'partial path, a worker clusters: a malformed value in a partition');
+SELECT is(gd_test.partial_diff('SELECT id, gpu_dbscan(geom, -1, 2) OVER () c FROM gd_test.pbad'),
+		  NULL, 'partial path: a negative eps');
+SELECT is(gd_test.partial_diff('SELECT id, gpu_dbscan(geom, 1, 2) OVER () c FROM gd_test.pbad WHERE 1 / (id - 17777) > -10'),
+		  NULL, 'partial path: division by zero in the participants'' quals');
+SELECT is(gd_test.partial_diff('SELECT id, gpu_dbscan(geom, 1, 2) OVER (ORDER BY id) c FROM gd_test.pbad WHERE id NOT IN (400, 700, 900)'),
+		  NULL, 'partial path: the next query after the errors');
+SELECT is((SELECT count(*)::int FROM pg_backend_memory_contexts WHERE name LIKE 'gpu_dbscan window scan%'), 0,
+		  'partial path: no memory of the node left after the errors');
+
+-- 3. non-point rows (fetched again by TID), an SRID per partition, a
+-- geometry expression, ctid
+CREATE TABLE gd_test.psrids AS
+SELECT i AS id, i % 4 AS part,
+	   ST_SetSRID(CASE WHEN i % 997 = 0 THEN 'LINESTRING(0 0, 3 3)'::geometry
+					   ELSE ST_MakePoint((i::bigint * 7919) % 1000 / 10.0, (i::bigint * 104729) % 1009 / 10.0) END,
+				  (ARRAY[0, 4326, 0, 3857])[1 + i % 4]) AS geom
+FROM generate_series(1, 60000) i;
+SELECT is(gd_test.partial_diff('SELECT id, gpu_dbscan(geom, 1, 4) OVER (PARTITION BY part ORDER BY id) c FROM gd_test.psrids'),
+		  NULL, 'partial path: an SRID for each partition, non-point rows');
+SELECT is(gd_test.partial_diff('SELECT id, gpu_dbscan(geom, 8, 3) OVER () c FROM gd_test.psrids WHERE part <> 1', false),
+		  NULL, 'partial path, a worker clusters: OVER () over two SRIDs, the same error');
+SELECT is(gd_test.partial_diff('SELECT id, gpu_dbscan(geom, 8, 3) OVER () c FROM gd_test.psrids WHERE part = 1'),
+		  NULL, 'partial path: OVER (), non-point rows fetched again');
+SELECT is(gd_test.partial_diff('SELECT ctid::text || ''/'' || id AS id, gpu_dbscan(ST_Translate(geom, 0.5, 0), 8, 3) OVER (ORDER BY id DESC) c FROM gd_test.psrids WHERE part = 3'),
+		  NULL, 'partial path: ctid and a geometry expression');
+
+-- 4. an estimate short of the rows: analyzed with wide rows, then narrow
+-- ones added (the planner's density), the clusterer reads again alone
+CREATE TABLE gd_test.grown (id int, geom geometry, pad text) WITH (autovacuum_enabled = off);
+INSERT INTO gd_test.grown SELECT i, ST_MakePoint(i % 50, i / 50), repeat('x', 900) FROM generate_series(1, 500) i;
+ANALYZE gd_test.grown;
+INSERT INTO gd_test.grown SELECT i, ST_MakePoint(i % 50, i / 50), NULL FROM generate_series(501, 30000) i;
+SELECT is(gd_test.partial_diff('SELECT id, gpu_dbscan(geom, 1.5, 4) OVER (ORDER BY id) c FROM gd_test.grown'),
+		  NULL, 'partial path, the estimate short: the rows read again alone');
+SELECT gd_test.use_partial_path();
+SELECT is((SELECT (j->0->'Plan'->'Plans'->0->'Plans'->0->'Plans'->0->>'Read Passes')
+		   FROM (SELECT gd_test.explain_json('SELECT max(c) FROM (SELECT gpu_dbscan(geom, 1.5, 4) OVER () c FROM gd_test.grown) s') j) e),
+		  '2', 'partial path, the estimate short: EXPLAIN says Read Passes: 2');
+
+-- 5. aggregates over the ids in parallel, and EXPLAIN
+SELECT is((SELECT array_agg(n ORDER BY c NULLS FIRST, n) FROM (SELECT c, count(*) n FROM (SELECT gpu_dbscan(geom, 8, 3) OVER () c FROM gd_test.psrids WHERE part = 1) s GROUP BY c) g),
+		  (SELECT array_agg(n ORDER BY c NULLS FIRST, n) FROM (SELECT c, count(*) n FROM (SELECT ST_ClusterDBSCAN(geom, 8, 3) OVER () c FROM gd_test.psrids WHERE part = 1) s GROUP BY c) g),
+		  'partial path: cluster sizes (a partial aggregate in each participant) are ST_ClusterDBSCAN''s');
+SELECT gd_test.use_partial_path();
+SELECT is((SELECT ARRAY[n->>'Node Type', n->>'Parallel Aware', (n->>'Rows Read'), (n ? 'Workers Planned')::text, (n ? 'Cluster Time')::text]
+		   FROM (SELECT gd_test.explain_json('SELECT max(c) FROM (SELECT gpu_dbscan(geom, 8, 3) OVER () c FROM gd_test.psrids WHERE part IN (0, 2)) s')->0->'Plan'->'Plans'->0->'Plans'->0->'Plans'->0 n) e),
+		  ARRAY['Custom Scan', 'true', '30000', 'false', 'true'],
+		  'partial path: EXPLAIN ANALYZE: the Gather''s workers, every row read, the times');
+SELECT is((SELECT sum(c::bigint * id) FROM (SELECT id, gpu_dbscan(geom, 8, 3) OVER (ORDER BY id) c FROM gd_test.psrids WHERE part = 1) s),
+		  (SELECT sum(c::bigint * id) FROM (SELECT id, ST_ClusterDBSCAN(geom, 8, 3) OVER (ORDER BY id) c FROM gd_test.psrids WHERE part = 1) s),
+		  'partial path: sum(id * c) in parallel is ST_ClusterDBSCAN''s (ids by first row in id order)');
+
+SELECT * FROM finish();
+ROLLBACK;
