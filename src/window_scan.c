@@ -809,6 +809,8 @@ cluster_shared(WindowScanState *st, instr_time read_start)
 	if (out != NULL && parallel_read_shared_finish(space, st->data_seg, out, &in_heap_order, &st->scan.res))
 	{
 		st->res_shared = true;
+		/* partition copies, too, where the GPU worker reads them (scan_rows_build) */
+		st->scan.res.share_with_gpu = st->scan.req.share_with_gpu;
 		st->scan.times.read_ms = seconds_since(read_start) * 1000;
 		order_and_cluster(st, in_heap_order ? NULL : out, out, (int32 *) (out + capacity), capacity);
 		ws->ordered = st->order != NULL;
