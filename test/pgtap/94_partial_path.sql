@@ -10,12 +10,12 @@
 --   the participants' quals; the next query right, no memory left;
 --   non-point rows fetched again, SRIDs, a geometry expression, ctid;
 --   an estimate short of the rows (the clusterer reads again alone);
---   partial aggregates over the ids; EXPLAIN's lines.
+--   partial aggregates over the ids; EXPLAIN's lines; the Gather rescanned.
 \ir lib/prelude.sql
 \ir lib/fast_path.sql
 \ir lib/equivalence_sets.sql
 
-SELECT plan(15 + 2 * (SELECT count(DISTINCT ds)::int FROM gd_test.cases));
+SELECT plan(17 + 2 * (SELECT count(DISTINCT ds)::int FROM gd_test.cases));
 
 -- 1. one case of every set, the leader taking part, then the workers alone
 SELECT is(gd_test.partial_diff(gd_test.case_query(ds, eps, minpoints, part_expr, order_expr)), NULL,
@@ -92,6 +92,32 @@ SELECT is((SELECT ARRAY[n->>'Node Type', n->>'Parallel Aware', (n->>'Rows Read')
 SELECT is((SELECT sum(c::bigint * id) FROM (SELECT id, gpu_dbscan(geom, 8, 3) OVER (ORDER BY id) c FROM gd_test.psrids WHERE part = 1) s),
 		  (SELECT sum(c::bigint * id) FROM (SELECT id, ST_ClusterDBSCAN(geom, 8, 3) OVER (ORDER BY id) c FROM gd_test.psrids WHERE part = 1) s),
 		  'partial path: sum(id * c) in parallel is ST_ClusterDBSCAN''s (ids by first row in id order)');
+
+-- 6. the Gather rescanned (the inner side of a nested loop, once per outer
+-- row): the shared state starts over each time (ReInitializeDSMCustomScan)
+CREATE TABLE gd_test.prescan AS
+SELECT i AS id, ST_MakePoint(i % 100 + (i % 3) * 1000, i / 100) AS geom FROM generate_series(1, 20000) i;
+CREATE TABLE gd_test.outer_g AS SELECT g FROM generate_series(0, 3) g;
+ANALYZE gd_test.prescan, gd_test.outer_g;
+CREATE FUNCTION pg_temp.rescan_counts() RETURNS text LANGUAGE sql AS $$
+	SELECT string_agg(g || ':' || n, ' ' ORDER BY g)
+	FROM (SELECT g, count(*) n FROM gd_test.outer_g o, (SELECT id, gpu_dbscan(geom, 1.5, 4) OVER () c FROM gd_test.prescan) s
+		  WHERE s.c = o.g GROUP BY g) r
+$$;
+SELECT gd_test.use_partial_path();
+SET LOCAL enable_hashjoin = off;
+SET LOCAL enable_mergejoin = off;
+SET LOCAL enable_material = off;
+SELECT matches(gd_test.plan_of('SELECT g, count(*) FROM gd_test.outer_g o, (SELECT id, gpu_dbscan(geom, 1.5, 4) OVER () c FROM gd_test.prescan) s WHERE s.c = o.g GROUP BY g'),
+			   'Nested Loop.*Seq Scan on outer_g.*Gather.*Parallel Custom Scan \(GpuDbscanWindow\)',
+			   'partial path: the Gather on the inner side of a nested loop');
+CREATE TEMP TABLE rescanned AS SELECT pg_temp.rescan_counts() AS counts;
+SET LOCAL gpu_dbscan.fast_path = off;
+SELECT is((SELECT counts FROM rescanned), pg_temp.rescan_counts(),
+		  'partial path rescanned once per outer row: the window function''s rows each time');
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET enable_material;
 
 SELECT * FROM finish();
 ROLLBACK;
