@@ -15,7 +15,7 @@
 \ir lib/fast_path.sql
 \ir lib/equivalence_sets.sql
 
-SELECT plan(17 + 2 * (SELECT count(DISTINCT ds)::int FROM gd_test.cases));
+SELECT plan(19 + 2 * (SELECT count(DISTINCT ds)::int FROM gd_test.cases));
 
 -- 1. one case of every set, the leader taking part, then the workers alone
 SELECT is(gd_test.partial_diff(gd_test.case_query(ds, eps, minpoints, part_expr, order_expr)), NULL,
@@ -81,23 +81,28 @@ SELECT is((SELECT (j->0->'Plan'->'Plans'->0->'Plans'->0->'Plans'->0->>'Read Pass
 		  '2', 'partial path, the estimate short: EXPLAIN says Read Passes: 2');
 
 -- 5. aggregates over the ids in parallel, and EXPLAIN
-SELECT is((SELECT array_agg(n ORDER BY c NULLS FIRST, n) FROM (SELECT c, count(*) n FROM (SELECT gpu_dbscan(geom, 8, 3) OVER () c FROM gd_test.psrids WHERE part = 1) s GROUP BY c) g),
-		  (SELECT array_agg(n ORDER BY c NULLS FIRST, n) FROM (SELECT c, count(*) n FROM (SELECT ST_ClusterDBSCAN(geom, 8, 3) OVER () c FROM gd_test.psrids WHERE part = 1) s GROUP BY c) g),
-		  'partial path: cluster sizes (a partial aggregate in each participant) are ST_ClusterDBSCAN''s');
+SELECT is((SELECT array_agg(n ORDER BY c IS NULL, n) FROM (SELECT c, count(*) n FROM (SELECT gpu_dbscan(geom, 0.8, 4) OVER () c FROM gd_test.psrids WHERE part = 1) s GROUP BY c) g),
+		  (SELECT array_agg(n ORDER BY c IS NULL, n) FROM (SELECT c, count(*) n FROM (SELECT ST_ClusterDBSCAN(geom, 0.8, 4) OVER () c FROM gd_test.psrids WHERE part = 1) s GROUP BY c) g),
+		  'partial path: cluster sizes and noise (a partial aggregate in each participant) are ST_ClusterDBSCAN''s');
 SELECT gd_test.use_partial_path();
 SELECT is((SELECT ARRAY[n->>'Node Type', n->>'Parallel Aware', (n->>'Rows Read'), (n ? 'Workers Planned')::text, (n ? 'Cluster Time')::text]
 		   FROM (SELECT gd_test.explain_json('SELECT max(c) FROM (SELECT gpu_dbscan(geom, 8, 3) OVER () c FROM gd_test.psrids WHERE part IN (0, 2)) s')->0->'Plan'->'Plans'->0->'Plans'->0->'Plans'->0 n) e),
 		  ARRAY['Custom Scan', 'true', '30000', 'false', 'true'],
 		  'partial path: EXPLAIN ANALYZE: the Gather''s workers, every row read, the times');
-SELECT is((SELECT sum(c::bigint * id) FROM (SELECT id, gpu_dbscan(geom, 8, 3) OVER (ORDER BY id) c FROM gd_test.psrids WHERE part = 1) s),
-		  (SELECT sum(c::bigint * id) FROM (SELECT id, ST_ClusterDBSCAN(geom, 8, 3) OVER (ORDER BY id) c FROM gd_test.psrids WHERE part = 1) s),
-		  'partial path: sum(id * c) in parallel is ST_ClusterDBSCAN''s (ids by first row in id order)');
+CREATE TEMP TABLE psum AS
+SELECT sum(c::bigint * id)::bigint AS s, count(DISTINCT c) AS k FROM (SELECT id, gpu_dbscan(geom, 0.8, 4) OVER (ORDER BY id) c FROM gd_test.psrids WHERE part = 1) s;
+SELECT is((SELECT ARRAY[s, k] FROM psum), ARRAY[270183007894, 1544]::bigint[],
+		  'partial path: sum(id * c) in parallel over 1544 clusters');
+SET LOCAL gpu_dbscan.fast_path = off;
+SELECT is((SELECT sum(c::bigint * id)::bigint FROM (SELECT id, gpu_dbscan(geom, 0.8, 4) OVER (ORDER BY id) c FROM gd_test.psrids WHERE part = 1) s),
+		  (SELECT s FROM psum),
+		  'partial path: sum(id * c) in parallel is the window function''s (ids by first row in id order)');
 
 -- 6. the Gather rescanned (the inner side of a nested loop, once per outer
 -- row): the shared state starts over each time (ReInitializeDSMCustomScan)
 CREATE TABLE gd_test.prescan AS
-SELECT i AS id, ST_MakePoint(i % 100 + (i % 3) * 1000, i / 100) AS geom FROM generate_series(1, 20000) i;
-CREATE TABLE gd_test.outer_g AS SELECT g FROM generate_series(0, 3) g;
+SELECT i AS id, ST_MakePoint((i / 4 % 100) * 0.5 + (i % 4) * 1000, (i / 400) * 0.5) AS geom FROM generate_series(1, 20000) i;
+CREATE TABLE gd_test.outer_g AS SELECT g FROM generate_series(0, 4) g;
 ANALYZE gd_test.prescan, gd_test.outer_g;
 CREATE FUNCTION pg_temp.rescan_counts() RETURNS text LANGUAGE sql AS $$
 	SELECT string_agg(g || ':' || n, ' ' ORDER BY g)
@@ -113,6 +118,8 @@ SELECT matches(gd_test.plan_of('SELECT g, count(*) FROM gd_test.outer_g o, (SELE
 			   'partial path: the Gather on the inner side of a nested loop');
 CREATE TEMP TABLE rescanned AS SELECT pg_temp.rescan_counts() AS counts;
 SET LOCAL gpu_dbscan.fast_path = off;
+SELECT is((SELECT counts FROM rescanned), '0:5000 1:5000 2:5000 3:5000',
+		  'partial path rescanned once per outer row: four clusters of 5000 rows');
 SELECT is((SELECT counts FROM rescanned), pg_temp.rescan_counts(),
 		  'partial path rescanned once per outer row: the window function''s rows each time');
 RESET enable_hashjoin;
