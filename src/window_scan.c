@@ -13,7 +13,8 @@
  * constants, PARTITION BY / ORDER BY on plain columns of the types sort_keys.c
  * orders, every other column the query needs of a by-value type, and quals
  * without parameters, sub-plans or row security.  Anything else plans as
- * before.  gpu_dbscan.fast_path turns it off.
+ * before.  gpu_dbscan.fast_path turns it off.  Beside it, the same node as
+ * a partial path for an outer query level (window_partial.c).
  *
  * What the ids depend on where the window gives no order (no ORDER BY, or
  * ties in it): the fast path takes the rows in heap order (block, line
@@ -32,7 +33,6 @@
 #include "gd_core.h"
 
 #include "access/htup_details.h"
-#include "access/parallel.h"
 #include "access/sysattr.h"
 #include "access/table.h"
 #include "access/tableam.h"
@@ -53,14 +53,12 @@
 #include "optimizer/paths.h"
 #include "optimizer/planner.h"
 #include "optimizer/tlist.h"
-#include "storage/barrier.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
 #include "utils/syscache.h"
-#include "utils/wait_event.h"
 
 #include "cluster.h"
 #include "core_call.h"
@@ -72,9 +70,9 @@
 #include "rows.h"
 #include "scan_plan.h"
 #include "scan_rows.h"
-#include "shm_room.h"
 #include "sort_keys.h"
 #include "window_scan.h"
+#include "window_scan_state.h"
 
 #define NODE_NAME "GpuDbscanWindow"
 
@@ -222,57 +220,6 @@ static CustomPathMethods path_methods;
 static CustomScanMethods plan_methods;
 static CustomExecMethods exec_methods;
 
-/*
- * The rows each participant of a parallel plan emits, of rows in all: what
- * the planner's parallel divisor gives (the leader's share shrinks as the
- * workers grow).
- */
-static double
-rows_per_participant(double rows, int workers)
-{
-	double		divisor = workers;
-
-	if (parallel_leader_participation && 1.0 - 0.3 * workers > 0)
-		divisor += 1.0 - 0.3 * workers;
-	return clamp_row_est(rows / divisor);
-}
-
-/*
- * Beside the path, a partial one (for the query above the window, an outer
- * query level: its Gather's participants read the table together, one
- * clusters, each emits a share of the rows; see run_shared): what lets an
- * aggregate over the window's rows run in parallel.  Its rows come in no
- * order.
- */
-static void
-consider_partial_window_scan(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *window_rel,
-							 List *wfuncs, CustomPath *path)
-{
-	CustomPath *partial;
-	int			workers = path->path.parallel_workers;
-	ListCell   *lc;
-
-	if (!input_rel->consider_parallel || workers <= 0)
-		return;
-	foreach(lc, wfuncs)
-		if (!is_parallel_safe(root, (Node *) ((WindowFunc *) lfirst(lc))->args))
-			return;
-	/*
-	 * PostgreSQL takes every window function for parallel restricted, as the
-	 * order of the rows that reach it may differ between participants; here
-	 * one participant clusters every row, in the order of a serial read.  The
-	 * window's other paths were made parallel unsafe already.
-	 */
-	window_rel->consider_parallel = true;
-	partial = makeNode(CustomPath);
-	memcpy(partial, path, sizeof(CustomPath));
-	partial->path.parallel_aware = true;
-	partial->path.parallel_safe = true;
-	partial->path.pathkeys = NIL;
-	partial->path.rows = rows_per_participant(path->path.rows, workers);
-	add_partial_path(window_rel, (Path *) partial);
-}
-
 /* Adds the custom path to the window's rel when the query is one it serves. */
 static void
 consider_window_scan(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *window_rel)
@@ -349,7 +296,7 @@ consider_window_scan(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *windo
 	cpath->custom_private = lappend(cpath->custom_private, ts.wfuncs);
 	cpath->methods = &path_methods;
 	add_path(window_rel, (Path *) cpath);
-	consider_partial_window_scan(root, input_rel, window_rel, ts.wfuncs, cpath);
+	window_partial_path(root, input_rel, window_rel, ts.wfuncs, cpath);
 }
 
 /* create_upper_paths_hook: the custom path at the window stage. */
@@ -442,90 +389,6 @@ plan_window_scan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List
 }
 
 /* ---- execution ---------------------------------------------------------------- */
-
-/* One window function of the node: its parameters and the ids in output order. */
-typedef struct ScanFunction
-{
-	double		eps;
-	bool		eps_null;
-	int32		minpoints;
-	bool		minpoints_null;
-	int32	   *ids;
-} ScanFunction;
-
-typedef struct WindowScanState
-{
-	ScanNode	scan;			/* first: the read, the context, the times */
-	Oid			geom_type;
-	RowsFns		fns;			/* the geometry's PostGIS functions */
-	ExprState  *geom_state;		/* the geometry expression, evaluated again on a fetched row */
-	ExprContext *geom_econtext;
-	int			ntlcolumns;		/* carried columns (canon's first entries, scan_tuple_order) */
-	int			colmap[SCAN_MAX_COLUMNS];	/* carried column -> reader column, -1: ctid */
-	int			natts;			/* the scan tuple's */
-	int		   *slot_src;		/* scan tuple entry -> canon's: a column, then function */
-	int			npartkeys;
-	int			nkeys;
-	int			key_column[SCAN_MAX_COLUMNS];
-	SortKeyColumn keys[SCAN_MAX_COLUMNS];
-	int			nfuncs;
-	ScanFunction *funcs;
-	uint32	   *order;			/* output position -> slot; NULL: the identity */
-	int64		pos;			/* the next output position to emit */
-	int64		end;			/* the end of the positions this process emits now */
-	int64		npartitions;
-	/* the partial path's (NULL otherwise): see run_shared */
-	struct WindowShared *shared;	/* in the parallel plan's shared memory */
-	dsm_segment *data_seg;		/* the shared read's arrays */
-	dsm_segment *out_seg;		/* the output order, then each function's ids */
-	bool		res_shared;		/* scan.res's arrays are data_seg's */
-	bool		segs_shared;	/* data_seg and out_seg named to the GPU worker */
-} WindowScanState;
-
-/*
- * What the participants of a parallel plan share when the node is the
- * partial path (a Gather's leader and workers each run it): every one reads
- * a share of the table into the shared read (parallel_read.h), one clusters
- * every row as the node alone would, writing the output order and the ids
- * into out, then each emits the output positions it claims.  The leader
- * clusters when it took part in the read (its CUDA context, its
- * gpu_dbscan_last_run), else the participant the barrier elects.  Where the
- * shared read has no room or its estimate was short, the clusterer reads the
- * table again alone and emits every row itself (solo).
- *
- * Nothing waits for a participant outside this node's first call: each
- * attaches to the barrier when it starts and arrives without leaving, so
- * the waits end whatever plan lies around the node (a participant that
- * comes once the rows are read reads nothing).
- */
-typedef struct WindowShared
-{
-	Barrier		barrier;		/* phases PHASE_READ, PHASE_CLUSTER, PHASE_EMIT */
-	bool		leader_read;	/* the leader took part in the read: it clusters */
-	bool		solo;			/* the clusterer read alone and emits every row */
-	bool		clustered;		/* for EXPLAIN: the clusterer's figures below */
-	bool		ordered;		/* out starts with the output order (else the identity) */
-	int64		nrows;
-	int64		npartitions;
-	int			passes;
-	ScanTimes	times;
-	dsm_handle	out_handle;
-	pg_atomic_uint64 next_pos;	/* the first output position no participant claimed */
-} WindowShared;
-
-#define PHASE_READ 0
-#define PHASE_CLUSTER 1
-#define PHASE_EMIT 2
-
-/* Output positions a participant claims at a time. */
-#define EMIT_CLAIM 16384
-
-/* The shared read's space, after the node's. */
-static inline void *
-read_space(WindowShared *ws)
-{
-	return (char *) ws + MAXALIGN(sizeof(WindowShared));
-}
 
 static void run_window_scan(ScanNode *node);
 static TupleTableSlot *next_window_row(ScanState *ss);
@@ -680,15 +543,9 @@ same_partition(WindowScanState *st, int64 p)
 						 (uint32) slot_at(st, p));
 }
 
-/*
- * Puts the read's rows in the window's order and clusters each partition:
- * st->order from heap (the slots in heap order; NULL: the identity) sorted
- * stably by the keys, in order_room (NULL: new memory) when not heap itself;
- * each function's ids in ids_room (one block of capacity entries each; NULL:
- * new memory).
- */
-static void
-order_and_cluster(WindowScanState *st, uint32 *heap, uint32 *order_room, int32 *ids_room,
+/* See window_scan_state.h. */
+void
+window_order_and_cluster(WindowScanState *st, uint32 *heap, uint32 *order_room, int32 *ids_room,
 				  int64 capacity)
 {
 	MemoryContext part_cxt;
@@ -771,9 +628,9 @@ order_and_cluster(WindowScanState *st, uint32 *heap, uint32 *order_room, int32 *
 	st->end = n;
 }
 
-/* Reads every row alone (with workers of the node's own), orders and clusters them. */
-static void
-run_alone(WindowScanState *st)
+/* See window_scan_state.h. */
+void
+window_run_alone(WindowScanState *st)
 {
 	instr_time	start;
 
@@ -781,102 +638,7 @@ run_alone(WindowScanState *st)
 	parallel_read(&st->scan.req, &st->scan.res);
 	st->scan.times.read_ms = seconds_since(start) * 1000;
 	Assert(st->scan.res.order == NULL);
-	order_and_cluster(st, NULL, NULL, NULL, 0);
-}
-
-/*
- * The clusterer of the partial path (see WindowShared): finishes the shared
- * read, orders and clusters into out, or reads alone where it cannot.
- */
-static void
-cluster_shared(WindowScanState *st, instr_time read_start)
-{
-	WindowShared *ws = st->shared;
-	void	   *space = read_space(ws);
-	uint64		capacity = parallel_read_shared_capacity(space);
-	uint32	   *out = st->out_seg ? dsm_segment_address(st->out_seg) : NULL;
-	bool		in_heap_order;
-
-	if (st->scan.req.share_with_gpu && !st->segs_shared)
-	{
-		/* the GPU worker reads the arrays and writes the ids where they are */
-		if (st->data_seg)
-			(void) gd_gpu_worker_share(st->data_seg);
-		if (st->out_seg)
-			(void) gd_gpu_worker_share(st->out_seg);
-		st->segs_shared = true;
-	}
-	if (out != NULL && parallel_read_shared_finish(space, st->data_seg, out, &in_heap_order, &st->scan.res))
-	{
-		st->res_shared = true;
-		/* partition copies, too, where the GPU worker reads them (scan_rows_build) */
-		st->scan.res.share_with_gpu = st->scan.req.share_with_gpu;
-		st->scan.times.read_ms = seconds_since(read_start) * 1000;
-		order_and_cluster(st, in_heap_order ? NULL : out, out, (int32 *) (out + capacity), capacity);
-		ws->ordered = st->order != NULL;
-		Assert(st->order == NULL || st->order == out);
-	}
-	else
-	{
-		/* no room, or the estimate was short: read alone, emit every row */
-		ws->solo = true;
-		st->scan.req.nworkers = 0;
-		run_alone(st);
-	}
-	ws->nrows = st->scan.res.nrows;
-	ws->npartitions = st->npartitions;
-	ws->passes = ws->solo ? 2 : 1;
-	ws->times = st->scan.times;
-	ws->clustered = true;
-}
-
-/* The partial path's first call in a participant (see WindowShared). */
-static void
-run_shared(WindowScanState *st)
-{
-	WindowShared *ws = st->shared;
-	bool		clusterer = false;
-	instr_time	start;
-	int			phase;
-
-	INSTR_TIME_SET_CURRENT(start);
-	st->scan.req.share_with_gpu = core_gpu_worker_serves();
-	phase = BarrierAttach(&ws->barrier);
-	if (phase == PHASE_READ)
-	{
-		bool		elected;
-
-		if (!IsParallelWorker())
-			ws->leader_read = true;
-		parallel_read_shared_scan(&st->scan.req, read_space(ws), st->data_seg);
-		elected = BarrierArriveAndWait(&ws->barrier, PG_WAIT_EXTENSION);
-		/* leader_read is settled: the leader, when attached, arrived */
-		clusterer = ws->leader_read ? !IsParallelWorker() : elected;
-		phase = PHASE_CLUSTER;
-	}
-	if (phase == PHASE_CLUSTER)
-	{
-		if (clusterer)
-			cluster_shared(st, start);
-		BarrierArriveAndWait(&ws->barrier, PG_WAIT_EXTENSION);
-	}
-	BarrierDetach(&ws->barrier);
-	if (clusterer && ws->solo)
-		return;					/* st's own rows, every one */
-	st->pos = st->end = 0;
-	if (ws->solo || st->data_seg == NULL || st->out_seg == NULL)
-		return;					/* nothing to emit here */
-	if (!clusterer)
-	{
-		uint32	   *out = dsm_segment_address(st->out_seg);
-		uint64		capacity = parallel_read_shared_capacity(read_space(ws));
-
-		parallel_read_shared_result(read_space(ws), st->data_seg, &st->scan.res);
-		st->res_shared = true;
-		st->order = ws->ordered ? out : NULL;
-		for (int k = 0; k < st->nfuncs; k++)
-			st->funcs[k].ids = (int32 *) (out + capacity) + k * capacity;
-	}
+	window_order_and_cluster(st, NULL, NULL, NULL, 0);
 }
 
 /* Reads, orders and clusters every row (the node's first call). */
@@ -887,35 +649,15 @@ run_window_scan(ScanNode *node)
 	MemoryContext old = MemoryContextSwitchTo(st->scan.cxt);
 
 	if (st->shared)
-		run_shared(st);
+		window_partial_run(st);
 	else
 	{
 		/* the GPU worker clusters the rows and writes the ids where they are */
 		st->scan.req.share_with_gpu = core_gpu_worker_serves();
-		run_alone(st);
+		window_run_alone(st);
 	}
 	MemoryContextSwitchTo(old);
 	st->scan.done = true;
-}
-
-/*
- * Claims the next output positions to emit: none once this process's are
- * out, unless the partial path's participants share them.
- */
-static bool
-claim_positions(WindowScanState *st)
-{
-	WindowShared *ws = st->shared;
-	uint64		first;
-
-	if (ws == NULL || ws->solo || !st->res_shared)
-		return false;
-	first = pg_atomic_fetch_add_u64(&ws->next_pos, EMIT_CLAIM);
-	if ((int64) first >= ws->nrows)
-		return false;
-	st->pos = (int64) first;
-	st->end = Min(ws->nrows, (int64) first + EMIT_CLAIM);
-	return true;
 }
 
 /* The next row in the window's order, in the scan tuple. */
@@ -930,7 +672,7 @@ next_window_row(ScanState *ss)
 	int			k;
 
 	ExecClearTuple(slot);
-	if (st->pos >= st->end && !claim_positions(st))
+	if (st->pos >= st->end && !window_partial_claim(st))
 		return slot;
 	p = st->pos++;
 	s = slot_at(st, p);
@@ -960,15 +702,6 @@ next_window_row(ScanState *ss)
 	return ExecStoreVirtualTuple(slot);
 }
 
-/* Forgets the partial path's result in this process (its arrays are the segments'). */
-static void
-forget_shared_result(WindowScanState *st)
-{
-	if (st->res_shared)
-		memset(&st->scan.res, 0, sizeof(st->scan.res));
-	st->res_shared = false;
-}
-
 static void
 rescan_window_scan(CustomScanState *node)
 {
@@ -980,7 +713,7 @@ rescan_window_scan(CustomScanState *node)
 		return;
 	}
 	/* the partial path runs again: ReInitializeDSMCustomScan reset what is shared */
-	forget_shared_result(st);
+	window_partial_forget(st);
 	parallel_read_release(&st->scan.res);
 	MemoryContextReset(st->scan.cxt);
 	st->scan.done = false;
@@ -990,12 +723,12 @@ rescan_window_scan(CustomScanState *node)
 	st->npartitions = 0;
 }
 
-static void
-end_window_scan(CustomScanState *node)
+void
+window_scan_end(CustomScanState *node)
 {
 	WindowScanState *st = (WindowScanState *) node;
 
-	forget_shared_result(st);
+	window_partial_forget(st);
 	scan_node_end(node);
 	if (st->out_seg)
 		dsm_detach(st->out_seg);
@@ -1003,104 +736,6 @@ end_window_scan(CustomScanState *node)
 		dsm_detach(st->data_seg);
 	st->out_seg = st->data_seg = NULL;
 	st->segs_shared = false;
-}
-
-/* ---- the partial path: a parallel plan's participants (see WindowShared) ---- */
-
-static Size
-estimate_window_scan(CustomScanState *node, ParallelContext *pcxt)
-{
-	WindowScanState *st = (WindowScanState *) node;
-
-	return MAXALIGN(sizeof(WindowShared)) + parallel_read_shared_size(&st->scan.req);
-}
-
-/* The shared state's fields that start a run. */
-static void
-reset_shared(WindowShared *ws)
-{
-	BarrierInit(&ws->barrier, 0);
-	ws->leader_read = ws->solo = ws->clustered = ws->ordered = false;
-	ws->nrows = ws->npartitions = 0;
-	ws->passes = 0;
-	memset(&ws->times, 0, sizeof(ws->times));
-	pg_atomic_write_u64(&ws->next_pos, 0);
-}
-
-/*
- * The leader: the shared state, the read's arrays and the output (order and
- * ids, 4 bytes a row each); no arrays where the output finds no room (the
- * clusterer then reads alone).
- */
-static void
-initialize_window_scan(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
-{
-	WindowScanState *st = (WindowScanState *) node;
-	WindowShared *ws = coordinate;
-	Size		out_bytes;
-
-	memset(ws, 0, sizeof(*ws));
-	pg_atomic_init_u64(&ws->next_pos, 0);
-	reset_shared(ws);
-	end_window_scan(node);		/* a run of before, when the Gather starts again */
-	st->scan.cxt = AllocSetContextCreate(node->ss.ps.state->es_query_cxt, "gpu_dbscan window scan",
-										 ALLOCSET_DEFAULT_SIZES);
-	st->shared = ws;
-	st->data_seg = parallel_read_shared_init(&st->scan.req, read_space(ws));
-	out_bytes = parallel_read_shared_capacity(read_space(ws)) * sizeof(int32) * (1 + st->nfuncs);
-	ws->out_handle = DSM_HANDLE_INVALID;
-	if (st->data_seg && shm_has_room(out_bytes))
-		st->out_seg = dsm_create(out_bytes, DSM_CREATE_NULL_IF_MAXSEGMENTS);
-	if (st->out_seg)
-		ws->out_handle = dsm_segment_handle(st->out_seg);
-	else if (st->data_seg)
-	{
-		parallel_read_shared_forget(read_space(ws));
-		dsm_detach(st->data_seg);
-		st->data_seg = NULL;
-	}
-}
-
-static void
-reinitialize_window_scan(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
-{
-	WindowScanState *st = (WindowScanState *) node;
-	WindowShared *ws = coordinate;
-
-	reset_shared(ws);
-	parallel_read_shared_reinit(&st->scan.req, read_space(ws));
-}
-
-static void
-initialize_window_scan_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
-{
-	WindowScanState *st = (WindowScanState *) node;
-	WindowShared *ws = coordinate;
-
-	st->shared = ws;
-	st->data_seg = parallel_read_shared_attach(read_space(ws));
-	if (ws->out_handle != DSM_HANDLE_INVALID)
-	{
-		st->out_seg = dsm_attach(ws->out_handle);
-		if (st->out_seg == NULL)
-			elog(ERROR, "gpu_dbscan: could not map the window scan's shared memory");
-	}
-}
-
-/* Before the parallel plan's shared memory goes: the clusterer's figures for EXPLAIN. */
-static void
-shutdown_window_scan(CustomScanState *node)
-{
-	WindowScanState *st = (WindowScanState *) node;
-	WindowShared *ws = st->shared;
-
-	if (ws == NULL || !ws->clustered)
-		return;
-	st->scan.times = ws->times;
-	st->npartitions = ws->npartitions;
-	st->scan.res.nrows = ws->nrows;
-	st->scan.res.passes = ws->passes;
-	st->scan.done = true;
 }
 
 static void
@@ -1133,13 +768,9 @@ window_scan_init(void)
 	exec_methods.CustomName = NODE_NAME;
 	exec_methods.BeginCustomScan = begin_window_scan;
 	exec_methods.ExecCustomScan = scan_node_exec;
-	exec_methods.EndCustomScan = end_window_scan;
+	exec_methods.EndCustomScan = window_scan_end;
 	exec_methods.ReScanCustomScan = rescan_window_scan;
-	exec_methods.EstimateDSMCustomScan = estimate_window_scan;
-	exec_methods.InitializeDSMCustomScan = initialize_window_scan;
-	exec_methods.ReInitializeDSMCustomScan = reinitialize_window_scan;
-	exec_methods.InitializeWorkerCustomScan = initialize_window_scan_worker;
-	exec_methods.ShutdownCustomScan = shutdown_window_scan;
+	window_partial_methods(&exec_methods);
 	exec_methods.ExplainCustomScan = explain_window_scan;
 
 	prev_create_upper_paths_hook = create_upper_paths_hook;
