@@ -514,29 +514,20 @@ gather_array(void *dst, void *src, Size width, const ScanRun *runs, uint64 nruns
 }
 
 /*
- * Copies the rows of a, in the runs' order (sorted), into new arrays (one
- * allocation, alloc_arrays's, from the start of *to): odd_srid and tid (when
- * not every row's is kept) for the rows that have them, then the dense arrays
- * one by one, each freed from the shared memory (shared) once copied.
+ * Copies the rows of a, in the runs' order (sorted), into the arrays to
+ * (laid out already): odd_srid and tid (when not every row's is kept) for the
+ * rows that have them, then the dense arrays one by one, each freed from the
+ * shared memory (shared) once copied.
  */
 static void
-gather_runs(const ScanShared *sh, const ScanArrays *a, const ScanRun *runs, uint64 nruns,
-			int64 nrows, bool shared, bool share_with_gpu, ScanArrays *to)
+gather_runs_into(const ScanShared *sh, const ScanArrays *a, const ScanRun *runs, uint64 nruns,
+				 int64 nrows, bool shared, ScanArrays *to)
 {
-	dsm_segment *seg;
-	ScanShared	dst = *sh;
-	char	   *base;
 	uint64		k;
 	uint64		r = 0;
 	uint64		cap = sh->capacity;
 	int			c;
 
-	dst.capacity = Max(nrows, 1);
-	dst.runs_capacity = 0;
-	memset(to, 0, sizeof(*to));
-	base = alloc_arrays(layout_arrays(&dst, NULL, to), share_with_gpu, &seg);
-	layout_arrays(&dst, base, to);
-	to->segment = seg;
 	for (k = 0; k < nruns; k++)
 	{
 		uint64		s = runs[k].start;
@@ -569,6 +560,24 @@ gather_runs(const ScanShared *sh, const ScanArrays *a, const ScanRun *runs, uint
 		gather_array(to->values[c], a->values[c], sizeof(Datum), runs, nruns, nrows, cap, shared);
 		gather_array(to->isnull[c], a->isnull[c], sizeof(bool), runs, nruns, nrows, cap, shared);
 	}
+}
+
+/* gather_runs_into new arrays (one allocation, alloc_arrays's, from the start of *to). */
+static void
+gather_runs(const ScanShared *sh, const ScanArrays *a, const ScanRun *runs, uint64 nruns,
+			int64 nrows, bool shared, bool share_with_gpu, ScanArrays *to)
+{
+	dsm_segment *seg;
+	ScanShared	dst = *sh;
+	char	   *base;
+
+	dst.capacity = Max(nrows, 1);
+	dst.runs_capacity = 0;
+	memset(to, 0, sizeof(*to));
+	base = alloc_arrays(layout_arrays(&dst, NULL, to), share_with_gpu, &seg);
+	layout_arrays(&dst, base, to);
+	to->segment = seg;
+	gather_runs_into(sh, a, runs, nruns, nrows, shared, to);
 }
 
 /* res's arrays are a's (its first ncolumns columns). */
@@ -932,13 +941,15 @@ parallel_read_shared_result(void *space, dsm_segment *data, ScanResult *res)
 }
 
 bool
-parallel_read_shared_finish(void *space, dsm_segment *data, uint32 *heap, bool *in_heap_order,
-							ScanResult *res)
+parallel_read_shared_finish(void *space, dsm_segment *data, dsm_segment *copy, uint32 *heap,
+							bool *in_heap_order, bool *copied, ScanResult *res)
 {
 	ScanShared *sh = space_shared(space);
 	ScanArrays	a;
+	ScanArrays	to;
 	uint64		nruns;
 
+	*copied = false;
 	if (data == NULL || pg_atomic_read_u32(&sh->overflow) != 0)
 		return false;
 	memset(&a, 0, sizeof(a));
@@ -946,7 +957,18 @@ parallel_read_shared_finish(void *space, dsm_segment *data, uint32 *heap, bool *
 	nruns = Min(pg_atomic_read_u64(&sh->nruns), sh->runs_capacity);
 	parallel_read_shared_result(space, data, res);
 	*in_heap_order = sort_runs(a.runs, nruns);
-	if (!*in_heap_order)
+	if (*in_heap_order)
+		return true;
+	if (copy == NULL)
+	{
 		heap_order_into(heap, a.runs, nruns, res->nrows);
+		return true;
+	}
+	/* into heap order in copy, data's pages freed as they are copied */
+	memset(&to, 0, sizeof(to));
+	layout_arrays(sh, dsm_segment_address(copy), &to);
+	gather_runs_into(sh, &a, a.runs, nruns, res->nrows, true, &to);
+	parallel_read_shared_result(space, copy, res);
+	*in_heap_order = *copied = true;
 	return true;
 }

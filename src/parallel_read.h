@@ -109,10 +109,14 @@ extern void parallel_read_release(ScanResult *res);
  * (parallel_read_shared_attach) and scans its share; once every one has,
  * one finishes the read (parallel_read_shared_finish: false when there was
  * no room or the estimate was short, and the caller reads alone), the others
- * take the result (parallel_read_shared_result).  The result's arrays are in
- * the segment (res->segment NULL: its mapping is the caller's to detach);
- * the heap order of the slots goes into heap (capacity entries) unless the
- * slots are in it already.
+ * take the result (parallel_read_shared_result, from data, or from copy when
+ * the finish copied).  The result's arrays are in a segment (res->segment
+ * NULL: its mapping is the caller's to detach).  Where the participants'
+ * slots are out of heap order, the finish copies the rows into heap order
+ * in copy (a segment of data's size, made by the leader too; data's pages
+ * are freed as they are copied, so every participant must take the result
+ * from copy), or without copy writes the heap order of the slots into heap
+ * (capacity entries).
  */
 extern Size parallel_read_shared_size(const ScanRequest *req);
 extern dsm_segment *parallel_read_shared_init(const ScanRequest *req, void *space);
@@ -121,8 +125,9 @@ extern void parallel_read_shared_forget(void *space);	/* the leader dropped the 
 extern dsm_segment *parallel_read_shared_attach(void *space);
 extern void parallel_read_shared_scan(const ScanRequest *req, void *space, dsm_segment *data);
 extern uint64 parallel_read_shared_capacity(void *space);
-extern bool parallel_read_shared_finish(void *space, dsm_segment *data, uint32 *heap,
-										bool *in_heap_order, ScanResult *res);
+extern bool parallel_read_shared_finish(void *space, dsm_segment *data, dsm_segment *copy,
+										uint32 *heap, bool *in_heap_order, bool *copied,
+										ScanResult *res);
 extern void parallel_read_shared_result(void *space, dsm_segment *data, ScanResult *res);
 
 /* The SRID of the non-NULL row at slot. */

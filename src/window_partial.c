@@ -86,8 +86,10 @@ window_partial_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *window
  * What the participants of a parallel plan share when the node is the
  * partial path (a Gather's leader and workers each run it): every one reads
  * a share of the table into the shared read (parallel_read.h), one clusters
- * every row as the node alone would, writing the output order and the ids
- * into out, then each emits the output positions it claims.  The leader
+ * every row as the node alone would (the rows first copied into heap order,
+ * so that OVER () clusters them in place, as the node alone does), writing
+ * the output order and the ids into out, then each emits the output
+ * positions it claims.  The leader
  * clusters when it took part in the read (its CUDA context, its
  * gpu_dbscan_last_run), else the participant the barrier elects.  Where the
  * shared read has no room or its estimate was short, the clusterer reads the
@@ -105,11 +107,13 @@ typedef struct WindowShared
 	bool		solo;			/* the clusterer read alone and emits every row */
 	bool		clustered;		/* for EXPLAIN: the clusterer's figures below */
 	bool		ordered;		/* out starts with the output order (else the identity) */
+	bool		copied;			/* the rows are copy's (in heap order), not the read's */
 	int64		nrows;
 	int64		npartitions;
 	int			passes;
 	ScanTimes	times;
 	dsm_handle	out_handle;
+	dsm_handle	copy_handle;
 	pg_atomic_uint64 next_pos;	/* the first output position no participant claimed */
 } WindowShared;
 
@@ -147,9 +151,13 @@ cluster_shared(WindowScanState *st, instr_time read_start)
 			(void) gd_gpu_worker_share(st->data_seg);
 		if (st->out_seg)
 			(void) gd_gpu_worker_share(st->out_seg);
+		if (st->copy_seg)
+			(void) gd_gpu_worker_share(st->copy_seg);
 		st->segs_shared = true;
 	}
-	if (out != NULL && parallel_read_shared_finish(space, st->data_seg, out, &in_heap_order, &st->scan.res))
+	if (out != NULL &&
+		parallel_read_shared_finish(space, st->data_seg, st->copy_seg, out, &in_heap_order,
+									&ws->copied, &st->scan.res))
 	{
 		st->res_shared = true;
 		/* partition copies, too, where the GPU worker reads them (scan_rows_build) */
@@ -207,14 +215,15 @@ window_partial_run(WindowScanState *st)
 	if (clusterer && ws->solo)
 		return;					/* st's own rows, every one */
 	st->pos = st->end = 0;
-	if (ws->solo || st->data_seg == NULL || st->out_seg == NULL)
+	if (ws->solo || st->data_seg == NULL || st->out_seg == NULL || (ws->copied && st->copy_seg == NULL))
 		return;					/* nothing to emit here */
 	if (!clusterer)
 	{
 		uint32	   *out = dsm_segment_address(st->out_seg);
 		uint64		capacity = parallel_read_shared_capacity(read_space(ws));
 
-		parallel_read_shared_result(read_space(ws), st->data_seg, &st->scan.res);
+		parallel_read_shared_result(read_space(ws), ws->copied ? st->copy_seg : st->data_seg,
+									&st->scan.res);
 		st->res_shared = true;
 		st->order = ws->ordered ? out : NULL;
 		for (int k = 0; k < st->nfuncs; k++)
@@ -261,7 +270,7 @@ static void
 reset_shared(WindowShared *ws)
 {
 	BarrierInit(&ws->barrier, 0);
-	ws->leader_read = ws->solo = ws->clustered = ws->ordered = false;
+	ws->leader_read = ws->solo = ws->clustered = ws->ordered = ws->copied = false;
 	ws->nrows = ws->npartitions = 0;
 	ws->passes = 0;
 	memset(&ws->times, 0, sizeof(ws->times));
@@ -300,6 +309,12 @@ initialize_window_scan(CustomScanState *node, ParallelContext *pcxt, void *coord
 		dsm_detach(st->data_seg);
 		st->data_seg = NULL;
 	}
+	/* room for the rows in heap order (without it: an order array, copies per partition) */
+	ws->copy_handle = DSM_HANDLE_INVALID;
+	if (st->out_seg && shm_has_room(dsm_segment_map_length(st->data_seg)))
+		st->copy_seg = dsm_create(dsm_segment_map_length(st->data_seg), DSM_CREATE_NULL_IF_MAXSEGMENTS);
+	if (st->copy_seg)
+		ws->copy_handle = dsm_segment_handle(st->copy_seg);
 }
 
 static void
@@ -324,6 +339,12 @@ initialize_window_scan_worker(CustomScanState *node, shm_toc *toc, void *coordin
 	{
 		st->out_seg = dsm_attach(ws->out_handle);
 		if (st->out_seg == NULL)
+			elog(ERROR, "gpu_dbscan: could not map the window scan's shared memory");
+	}
+	if (ws->copy_handle != DSM_HANDLE_INVALID)
+	{
+		st->copy_seg = dsm_attach(ws->copy_handle);
+		if (st->copy_seg == NULL)
 			elog(ERROR, "gpu_dbscan: could not map the window scan's shared memory");
 	}
 }

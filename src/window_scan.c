@@ -730,11 +730,13 @@ window_scan_end(CustomScanState *node)
 
 	window_partial_forget(st);
 	scan_node_end(node);
+	if (st->copy_seg)
+		dsm_detach(st->copy_seg);
 	if (st->out_seg)
 		dsm_detach(st->out_seg);
 	if (st->data_seg)
 		dsm_detach(st->data_seg);
-	st->out_seg = st->data_seg = NULL;
+	st->copy_seg = st->out_seg = st->data_seg = NULL;
 	st->segs_shared = false;
 }
 

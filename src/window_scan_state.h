@@ -51,8 +51,9 @@ typedef struct WindowScanState
 	struct WindowShared *shared;	/* in the parallel plan's shared memory */
 	dsm_segment *data_seg;		/* the shared read's arrays */
 	dsm_segment *out_seg;		/* the output order, then each function's ids */
+	dsm_segment *copy_seg;		/* the read's rows copied into heap order */
 	bool		res_shared;		/* scan.res's arrays are data_seg's */
-	bool		segs_shared;	/* data_seg and out_seg named to the GPU worker */
+	bool		segs_shared;	/* the segments named to the GPU worker */
 } WindowScanState;
 
 /*
