@@ -123,6 +123,11 @@ void sweep_nd_host(const NdPointsView& pts, const gd_params& params,
 void cluster_nd_device(const double* d_coords, int dims, uint32_t n, const gd_params& params,
                        const CancelToken& cancel, uint32_t* d_rep, gd_run_stats& stats,
                        const Options& opts = Options());
+// gd::gpu_nd_pairs with its device run (the pairs within eps, or in the band
+// between inner and eps, of 3 to 8 dimensions).
+void nd_pairs_host(const NdPointsView& pts, const uint32_t* row_of, double eps, double inner,
+                   const gd_params& params, const CancelToken& cancel, gd_pair_list* out,
+                   int64_t max_pairs);
 
 // Device-resident n-D points plus room for the representatives (RAII).
 class DeviceNdPoints {
