@@ -69,13 +69,12 @@ inline void expect_gpu_matches(const Rows& r, double eps, int64_t minpoints,
 
 // The GPU back end's internal entry point (gd_cuda.hpp) with its options:
 // per-point representatives turned into ids as api.cpp numbers them.
+// test_params for the GPU, with the library's threading of host work.
 inline gd_params params_for(double eps, int64_t minpoints, size_t budget = 0) {
-  gd_params p;
-  gd_params_init(&p);
-  p.eps = eps;
-  p.minpoints = minpoints;
-  p.backend = GD_BACKEND_GPU;
-  p.device_memory_budget = budget;
+  gd_params p = test_params(eps, minpoints, GD_BACKEND_GPU, 0, budget);
+  gd_params defaults;
+  gd_params_init(&defaults);
+  p.min_items_per_thread = defaults.min_items_per_thread;
   return p;
 }
 
