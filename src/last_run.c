@@ -12,18 +12,20 @@
 
 #include "last_run.h"
 
-/* The session's last clustering. */
-typedef struct LastRun
-{
-	bool		valid;
-	int64		rows;
-	gd_run_stats stats;
-	double		slot_wait_ms;	/* waiting for a GPU slot (gpu_slots.c) */
-	int			ndevices;		/* GPU devices it ran on (0: the CPU) */
-	int			devices[GD_MAX_DEVICES];
-} LastRun;
-
 static LastRun last_run;
+
+/* See last_run.h. */
+void
+last_run_get(LastRun *out)
+{
+	*out = last_run;
+}
+
+void
+last_run_set(const LastRun *run)
+{
+	last_run = *run;
+}
 
 /* Keeps the statistics of a run (see last_run.h). */
 void

@@ -26,6 +26,7 @@
 #include "cluster.h"
 #include "core_call.h"
 #include "gpu_worker.h"
+#include "last_run.h"
 #include "parallel_read.h"
 #include "shm_room.h"
 #include "window_scan_state.h"
@@ -114,6 +115,8 @@ typedef struct WindowShared
 	ScanTimes	times;
 	dsm_handle	out_handle;
 	dsm_handle	copy_handle;
+	LastRun		worker_run;		/* a worker clusterer's last run, for the leader's session */
+	bool		worker_clustered;
 	pg_atomic_uint64 next_pos;	/* the first output position no participant claimed */
 } WindowShared;
 
@@ -178,6 +181,12 @@ cluster_shared(WindowScanState *st, instr_time read_start)
 	ws->npartitions = st->npartitions;
 	ws->passes = ws->solo ? 2 : 1;
 	ws->times = st->scan.times;
+	if (IsParallelWorker())
+	{
+		/* gpu_dbscan_last_run() in the leader's session tells this run */
+		last_run_get(&ws->worker_run);
+		ws->worker_clustered = true;
+	}
 	ws->clustered = true;
 }
 
@@ -271,6 +280,7 @@ reset_shared(WindowShared *ws)
 {
 	BarrierInit(&ws->barrier, 0);
 	ws->leader_read = ws->solo = ws->clustered = ws->ordered = ws->copied = false;
+	ws->worker_clustered = false;
 	ws->nrows = ws->npartitions = 0;
 	ws->passes = 0;
 	memset(&ws->times, 0, sizeof(ws->times));
@@ -349,7 +359,10 @@ initialize_window_scan_worker(CustomScanState *node, shm_toc *toc, void *coordin
 	}
 }
 
-/* Before the parallel plan's shared memory goes: the clusterer's figures for EXPLAIN. */
+/*
+ * Before the parallel plan's shared memory goes: the clusterer's figures for
+ * EXPLAIN, and a worker clusterer's run for gpu_dbscan_last_run().
+ */
 static void
 shutdown_window_scan(CustomScanState *node)
 {
@@ -363,6 +376,8 @@ shutdown_window_scan(CustomScanState *node)
 	st->scan.res.nrows = ws->nrows;
 	st->scan.res.passes = ws->passes;
 	st->scan.done = true;
+	if (ws->worker_clustered && !IsParallelWorker())
+		last_run_set(&ws->worker_run);
 }
 
 void

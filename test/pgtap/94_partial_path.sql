@@ -10,12 +10,13 @@
 --   the participants' quals; the next query right, no memory left;
 --   non-point rows fetched again, SRIDs, a geometry expression, ctid;
 --   an estimate short of the rows (the clusterer reads again alone);
---   partial aggregates over the ids; EXPLAIN's lines; the Gather rescanned.
+--   partial aggregates over the ids; EXPLAIN's lines; the Gather rescanned;
+--   gpu_dbscan_last_run() when a worker clusters.
 \ir lib/prelude.sql
 \ir lib/fast_path.sql
 \ir lib/equivalence_sets.sql
 
-SELECT plan(19 + 2 * (SELECT count(DISTINCT ds)::int FROM gd_test.cases));
+SELECT plan(22 + 2 * (SELECT count(DISTINCT ds)::int FROM gd_test.cases));
 
 -- 1. one case of every set, the leader taking part, then the workers alone
 SELECT is(gd_test.partial_diff(gd_test.case_query(ds, eps, minpoints, part_expr, order_expr)), NULL,
@@ -125,6 +126,16 @@ SELECT is((SELECT counts FROM rescanned), pg_temp.rescan_counts(),
 RESET enable_hashjoin;
 RESET enable_mergejoin;
 RESET enable_material;
+
+-- 7. a worker clusters (the leader takes no part): gpu_dbscan_last_run() in
+-- the leader's session tells that run, not the session's run before it
+SELECT gd_test.use_partial_path(false);
+SELECT max(c) FROM (SELECT gpu_dbscan(ST_MakePoint(0, 0), 1, 1) OVER () c) s;
+SELECT is((SELECT rows FROM gpu_dbscan_last_run()), 1::bigint, 'a run of one row first');
+SELECT is((SELECT max(c) FROM (SELECT gpu_dbscan(geom, 1.5, 4) OVER () c FROM gd_test.prescan) s), 3,
+		  'partial path, workers alone: four clusters');
+SELECT is((SELECT rows FROM gpu_dbscan_last_run()), 20000::bigint,
+		  'partial path, a worker clusters: gpu_dbscan_last_run() in the leader''s session tells its 20000 rows');
 
 SELECT * FROM finish();
 ROLLBACK;
