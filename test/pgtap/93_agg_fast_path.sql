@@ -46,7 +46,6 @@ LANGUAGE plpgsql AS $$
 DECLARE
 	got		text[];
 	want	text[];
-	i		int;
 BEGIN
 	PERFORM gd_test.use_fast_path(true, workers);
 	IF gd_test.is_agg_fast(q) IS DISTINCT FROM fast THEN
@@ -58,19 +57,7 @@ BEGIN
 	want := gd_test.agg_rows_or_error(q);
 	PERFORM set_config('enable_sort', 'on', true);
 	PERFORM gd_test.use_fast_path(true, 0);
-	IF got IS NOT DISTINCT FROM want THEN
-		RETURN NULL;
-	END IF;
-	IF cardinality(got) IS DISTINCT FROM cardinality(want) THEN
-		RETURN format('%s rows against %s (fast: %s; Agg: %s)', cardinality(got), cardinality(want),
-					  left(got[1], 200), left(want[1], 200));
-	END IF;
-	FOR i IN 1 .. cardinality(got) LOOP
-		IF got[i] IS DISTINCT FROM want[i] THEN
-			RETURN format('row %s: %s against %s', i, left(got[i], 300), left(want[i], 300));
-		END IF;
-	END LOOP;
-	RETURN 'differs';
+	RETURN gd_test.rows_diff(got, want, 'fast', 'Agg');
 END
 $$;
 

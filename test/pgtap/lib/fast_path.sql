@@ -45,6 +45,27 @@ EXCEPTION WHEN others THEN
 END
 $$;
 
+-- NULL when the rows got and want (text, from one side and the other of a
+-- comparison named got_side and want_side) are the same; else what differs.
+CREATE OR REPLACE FUNCTION gd_test.rows_diff(got text[], want text[], got_side text, want_side text)
+RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+	IF got IS NOT DISTINCT FROM want THEN
+		RETURN NULL;
+	END IF;
+	IF cardinality(got) IS DISTINCT FROM cardinality(want) THEN
+		RETURN format('%s rows against %s (%s: %s; %s: %s)', cardinality(got), cardinality(want),
+					  got_side, left(got[1], 200), want_side, left(want[1], 200));
+	END IF;
+	FOR i IN 1 .. cardinality(got) LOOP
+		IF got[i] IS DISTINCT FROM want[i] THEN
+			RETURN format('row %s: %s against %s', i, left(got[i], 300), left(want[i], 300));
+		END IF;
+	END LOOP;
+	RETURN 'differs';
+END
+$$;
+
 -- NULL when q (columns id and c) gives the same rows in the same order, or
 -- the same error, with the fast path (workers) as without; else what
 -- differs.  q must be planned with the fast path: 'not planned' otherwise.
@@ -53,7 +74,6 @@ LANGUAGE plpgsql AS $$
 DECLARE
 	fast	text[];
 	slow	text[];
-	i		int;
 BEGIN
 	PERFORM gd_test.use_fast_path(true, workers);
 	IF NOT gd_test.is_fast(q) THEN
@@ -63,19 +83,7 @@ BEGIN
 	PERFORM gd_test.use_fast_path(false);
 	slow := gd_test.rows_or_error(q);
 	PERFORM gd_test.use_fast_path(true, 0);
-	IF fast IS NOT DISTINCT FROM slow THEN
-		RETURN NULL;
-	END IF;
-	IF cardinality(fast) IS DISTINCT FROM cardinality(slow) THEN
-		RETURN format('%s rows against %s (fast: %s; window: %s)', cardinality(fast), cardinality(slow),
-					  left(fast[1], 200), left(slow[1], 200));
-	END IF;
-	FOR i IN 1 .. cardinality(fast) LOOP
-		IF fast[i] IS DISTINCT FROM slow[i] THEN
-			RETURN format('row %s: %s against %s', i, fast[i], slow[i]);
-		END IF;
-	END LOOP;
-	RETURN 'differs';
+	RETURN gd_test.rows_diff(fast, slow, 'fast', 'window');
 END
 $$;
 
@@ -160,19 +168,7 @@ BEGIN
 	PERFORM gd_test.use_fast_path(false);
 	slow := gd_test.outer_rows_or_error(q);
 	PERFORM gd_test.use_fast_path(true, 0);
-	IF fast IS NOT DISTINCT FROM slow THEN
-		RETURN NULL;
-	END IF;
-	IF cardinality(fast) IS DISTINCT FROM cardinality(slow) THEN
-		RETURN format('%s rows against %s (partial: %s; window: %s)', cardinality(fast), cardinality(slow),
-					  left(fast[1], 200), left(slow[1], 200));
-	END IF;
-	FOR i IN 1 .. cardinality(fast) LOOP
-		IF fast[i] IS DISTINCT FROM slow[i] THEN
-			RETURN format('row %s: %s against %s', i, fast[i], slow[i]);
-		END IF;
-	END LOOP;
-	RETURN 'differs';
+	RETURN gd_test.rows_diff(fast, slow, 'partial', 'window');
 END
 $$;
 
