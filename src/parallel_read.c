@@ -948,6 +948,7 @@ parallel_read_shared_finish(void *space, dsm_segment *data, dsm_segment *copy, u
 	ScanArrays	a;
 	ScanArrays	to;
 	uint64		nruns;
+	int64		nrows;
 
 	*copied = false;
 	if (data == NULL || pg_atomic_read_u32(&sh->overflow) != 0)
@@ -955,20 +956,18 @@ parallel_read_shared_finish(void *space, dsm_segment *data, dsm_segment *copy, u
 	memset(&a, 0, sizeof(a));
 	layout_arrays(sh, dsm_segment_address(data), &a);
 	nruns = Min(pg_atomic_read_u64(&sh->nruns), sh->runs_capacity);
-	parallel_read_shared_result(space, data, res);
+	nrows = (int64) pg_atomic_read_u64(&sh->nseen);
 	*in_heap_order = sort_runs(a.runs, nruns);
-	if (*in_heap_order)
-		return true;
-	if (copy == NULL)
+	if (!*in_heap_order && copy != NULL)
 	{
-		heap_order_into(heap, a.runs, nruns, res->nrows);
-		return true;
+		/* into heap order in copy, data's pages freed as they are copied */
+		memset(&to, 0, sizeof(to));
+		layout_arrays(sh, dsm_segment_address(copy), &to);
+		gather_runs_into(sh, &a, a.runs, nruns, nrows, true, &to);
+		*in_heap_order = *copied = true;
 	}
-	/* into heap order in copy, data's pages freed as they are copied */
-	memset(&to, 0, sizeof(to));
-	layout_arrays(sh, dsm_segment_address(copy), &to);
-	gather_runs_into(sh, &a, a.runs, nruns, res->nrows, true, &to);
-	parallel_read_shared_result(space, copy, res);
-	*in_heap_order = *copied = true;
+	else if (!*in_heap_order)
+		heap_order_into(heap, a.runs, nruns, nrows);
+	parallel_read_shared_result(space, *copied ? copy : data, res);
 	return true;
 }

@@ -135,6 +135,22 @@ read_space(WindowShared *ws)
 }
 
 /*
+ * The out segment: the output order (capacity entries), then each
+ * function's ids (capacity each); out_ids gives the first function's.
+ */
+static inline Size
+out_bytes(uint64 capacity, int nfuncs)
+{
+	return capacity * sizeof(int32) * (1 + nfuncs);
+}
+
+static inline int32 *
+out_ids(uint32 *out, uint64 capacity)
+{
+	return (int32 *) (out + capacity);
+}
+
+/*
  * The clusterer of the partial path (see WindowShared): finishes the shared
  * read, orders and clusters into out, or reads alone where it cannot.
  */
@@ -166,7 +182,7 @@ cluster_shared(WindowScanState *st, instr_time read_start)
 		/* partition copies, too, where the GPU worker reads them (scan_rows_build) */
 		st->scan.res.share_with_gpu = st->scan.req.share_with_gpu;
 		st->scan.times.read_ms = seconds_since(read_start) * 1000;
-		window_order_and_cluster(st, in_heap_order ? NULL : out, out, (int32 *) (out + capacity), capacity);
+		window_order_and_cluster(st, in_heap_order ? NULL : out, out, out_ids(out, capacity), capacity);
 		ws->ordered = st->order != NULL;
 		Assert(st->order == NULL || st->order == out);
 	}
@@ -236,7 +252,7 @@ window_partial_run(WindowScanState *st)
 		st->res_shared = true;
 		st->order = ws->ordered ? out : NULL;
 		for (int k = 0; k < st->nfuncs; k++)
-			st->funcs[k].ids = (int32 *) (out + capacity) + k * capacity;
+			st->funcs[k].ids = out_ids(out, capacity) + k * capacity;
 	}
 }
 
@@ -297,7 +313,7 @@ initialize_window_scan(CustomScanState *node, ParallelContext *pcxt, void *coord
 {
 	WindowScanState *st = (WindowScanState *) node;
 	WindowShared *ws = coordinate;
-	Size		out_bytes;
+	Size		bytes;
 
 	memset(ws, 0, sizeof(*ws));
 	pg_atomic_init_u64(&ws->next_pos, 0);
@@ -307,10 +323,10 @@ initialize_window_scan(CustomScanState *node, ParallelContext *pcxt, void *coord
 										 ALLOCSET_DEFAULT_SIZES);
 	st->shared = ws;
 	st->data_seg = parallel_read_shared_init(&st->scan.req, read_space(ws));
-	out_bytes = parallel_read_shared_capacity(read_space(ws)) * sizeof(int32) * (1 + st->nfuncs);
+	bytes = out_bytes(parallel_read_shared_capacity(read_space(ws)), st->nfuncs);
 	ws->out_handle = DSM_HANDLE_INVALID;
-	if (st->data_seg && shm_has_room(out_bytes))
-		st->out_seg = dsm_create(out_bytes, DSM_CREATE_NULL_IF_MAXSEGMENTS);
+	if (st->data_seg && shm_has_room(bytes))
+		st->out_seg = dsm_create(bytes, DSM_CREATE_NULL_IF_MAXSEGMENTS);
 	if (st->out_seg)
 		ws->out_handle = dsm_segment_handle(st->out_seg);
 	else if (st->data_seg)
