@@ -155,13 +155,31 @@ add_keys_of(List *tlist, List *clause, Index relid, List **columns, List **keys)
 int
 scan_workers(RelOptInfo *rel, RangeTblEntry *rte, List *quals, PlannerInfo *root)
 {
+	int			planner;
+	int			linear;
+
 	/* workers cannot read the leader's temporary tables (its local buffers) */
 	if (get_rel_persistence(rte->relid) == RELPERSISTENCE_TEMP ||
 		!is_parallel_safe(root, (Node *) quals))
 		return 0;
 	if (gd_scan_workers >= 0)
 		return gd_scan_workers;
-	return compute_parallel_worker(rel, rel->pages, -1, max_parallel_workers_per_gather);
+	planner = compute_parallel_worker(rel, rel->pages, -1, max_parallel_workers_per_gather);
+	if (planner == 0 || rel->rel_parallel_workers != -1 || min_parallel_table_scan_size <= 0)
+		return planner;
+
+	/*
+	 * The planner's count grows with the logarithm of the table's size: more
+	 * workers would mostly wait on the Gather's one reader of their tuples.
+	 * Here the read is all that runs in parallel before the clustering, and
+	 * the workers write points into shared memory, not tuples into a queue:
+	 * one worker per min_parallel_table_scan_size of heap, up to
+	 * max_parallel_workers_per_gather (1M points: 6 workers where the planner
+	 * gives 2).  A table's parallel_workers option still decides alone.
+	 */
+	linear = (int) Min((BlockNumber) max_parallel_workers_per_gather,
+					   rel->pages / (BlockNumber) min_parallel_table_scan_size);
+	return Max(planner, linear);
 }
 
 RangeTblEntry *

@@ -158,7 +158,12 @@ extern RangeTblEntry *scan_relation(PlannerInfo *root, RelOptInfo *input_rel);
  */
 extern bool scan_quals(RelOptInfo *input_rel, List **quals);
 
-/* Workers for the read: gpu_dbscan.scan_workers, or the planner's count for a parallel scan. */
+/*
+ * Workers for the read: gpu_dbscan.scan_workers; else the table's
+ * parallel_workers option; else one per min_parallel_table_scan_size of heap,
+ * at least the planner's count for a parallel scan and at most
+ * max_parallel_workers_per_gather.
+ */
 extern int	scan_workers(RelOptInfo *rel, RangeTblEntry *rte, List *quals, PlannerInfo *root);
 
 #endif							/* GPU_DBSCAN_SCAN_PLAN_H */

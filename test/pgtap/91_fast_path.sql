@@ -15,7 +15,7 @@
 \ir lib/fast_path.sql
 \ir lib/equivalence_sets.sql
 
-SELECT plan(31 + (SELECT count(*)::int FROM gd_test.cases) + (SELECT count(DISTINCT ds)::int FROM gd_test.cases));
+SELECT plan(39 + (SELECT count(*)::int FROM gd_test.cases) + (SELECT count(DISTINCT ds)::int FROM gd_test.cases));
 
 -- 1. every case, the leader alone
 SELECT is(gd_test.fast_diff(gd_test.case_query(ds, eps, minpoints, part_expr, order_expr), 0), NULL,
@@ -175,6 +175,43 @@ SELECT is((SELECT n ? 'GPU Worker Requests'
 		   FROM pg_temp.node_of('SELECT max(c) FROM (SELECT gpu_dbscan(geom, 1, 4) OVER (PARTITION BY part) c FROM gd_test.srids WHERE id % 997 <> 0) s') n),
 		  pg_temp.worker_serves(),
 		  'EXPLAIN: the GPU worker''s lines exactly when the preloaded worker serves the session');
+
+-- the read's workers where gpu_dbscan.scan_workers is -1: one per
+-- min_parallel_table_scan_size of heap up to max_parallel_workers_per_gather,
+-- where a parallel scan of the table gets the planner's logarithmic count;
+-- the table's parallel_workers option decides alone
+CREATE FUNCTION pg_temp.planned_workers(q text, per_gather int, unit text, scan_workers int DEFAULT -1)
+RETURNS int LANGUAGE plpgsql AS $$
+DECLARE
+	j	jsonb;
+BEGIN
+	PERFORM gd_test.use_fast_path(true, scan_workers);
+	PERFORM set_config('max_parallel_workers_per_gather', per_gather::text, true),
+			set_config('min_parallel_table_scan_size', unit, true),
+			set_config('parallel_setup_cost', '0', true),
+			set_config('parallel_tuple_cost', '0', true);
+	EXECUTE 'EXPLAIN (FORMAT JSON) ' || q INTO j;
+	RETURN jsonb_path_query_first(j, 'lax $.**."Workers Planned"')::int;
+END
+$$;
+SELECT ok(pg_relation_size('gd_test.srids') / 8192 BETWEEN 384 AND 575,
+		  'gd_test.srids holds 384 to 575 pages: 6 to 8 units of 512kB, under 9 (the planner''s third worker)');
+SELECT is(pg_temp.planned_workers('SELECT count(*) FROM gd_test.srids', 6, '512kB'), 2,
+		  'a parallel count(*) of the table: the planner''s 2 workers');
+SELECT is(pg_temp.planned_workers('SELECT id, gpu_dbscan(geom, 1, 4) OVER () c FROM gd_test.srids', 6, '512kB'), 6,
+		  'scan_workers -1: one worker per 512kB of heap, up to max_parallel_workers_per_gather (6)');
+SELECT is(pg_temp.planned_workers('SELECT id, gpu_dbscan(geom, 1, 4) OVER (ORDER BY id) c FROM gd_test.srids', 4, '512kB'), 4,
+		  'scan_workers -1, max_parallel_workers_per_gather 4: 4 workers');
+SELECT is(pg_temp.planned_workers('SELECT part, gpu_dbscan_agg(geom, 1, 4) FROM gd_test.srids GROUP BY part', 6, '512kB'), 6,
+		  'the aggregate scan reads with as many');
+SELECT is(pg_temp.planned_workers('SELECT id, gpu_dbscan(geom, 1, 4) OVER () c FROM gd_test.srids', 6, '8MB'), 0,
+		  'scan_workers -1, a table under min_parallel_table_scan_size: no worker');
+SELECT is(pg_temp.planned_workers('SELECT id, gpu_dbscan(geom, 1, 4) OVER () c FROM gd_test.srids', 6, '512kB', 3), 3,
+		  'scan_workers 3: 3 workers');
+ALTER TABLE gd_test.srids SET (parallel_workers = 3);
+SELECT is(pg_temp.planned_workers('SELECT id, gpu_dbscan(geom, 1, 4) OVER () c FROM gd_test.srids', 6, '512kB'), 3,
+		  'scan_workers -1, the table''s parallel_workers option 3: 3 workers');
+ALTER TABLE gd_test.srids RESET (parallel_workers);
 
 -- 7. what the fast path does not serve plans as before
 SELECT is(gd_test.fallback_diff('SELECT id, gpu_dbscan(geom, 1, 2) OVER w + row_number() OVER w AS c FROM gd_test.pts WHERE ds = 3 WINDOW w AS (ORDER BY id)'),
