@@ -73,6 +73,7 @@
 #include "agg_scan.h"
 #include "aggregates.h"
 #include "cluster.h"
+#include "core_call.h"
 #include "guc.h"
 #include "parallel_read.h"
 #include "params.h"
@@ -726,6 +727,8 @@ run_agg_scan(ScanNode *node)
 	GpuHandoff	handoff;
 
 	INSTR_TIME_SET_CURRENT(start);
+	/* the GPU worker clusters the rows and writes the ids where they are */
+	st->scan.req.share_with_gpu = core_gpu_worker_serves();
 	parallel_read(&st->scan.req, &st->scan.res);
 	n = st->scan.res.nrows;
 	st->scan.times.read_ms = seconds_since(start) * 1000;
@@ -740,7 +743,7 @@ run_agg_scan(ScanNode *node)
 		ScanAggregate *a = &st->aggs[i];
 
 		if (a->kind == AGG_IDS)
-			a->ids = MemoryContextAllocHuge(st->scan.cxt, Max(n, 1) * sizeof(int32));
+			a->ids = scan_ids_alloc(&st->scan, n);
 		else
 			a->results = MemoryContextAllocZero(st->scan.cxt, Max(st->ngroups, 1) * sizeof(Datum));
 		if (a->kind == AGG_COLLECT && n > 0 && st->collect.geometry_type == InvalidOid)

@@ -363,6 +363,15 @@ scan_node_exec(CustomScanState *node)
 	return ExecScan(&node->ss, sn->next, scan_node_recheck);
 }
 
+int32 *
+scan_ids_alloc(ScanNode *node, int64 n)
+{
+	Size		bytes = Max(n, 1) * sizeof(int32);
+	int32	   *ids = node->req.share_with_gpu ? gd_gpu_worker_alloc_in(node->cxt, bytes) : NULL;
+
+	return ids != NULL ? ids : MemoryContextAllocHuge(node->cxt, bytes);
+}
+
 void
 scan_node_end(CustomScanState *node)
 {

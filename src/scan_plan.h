@@ -116,6 +116,12 @@ extern TupleTableSlot *scan_node_exec(CustomScanState *node);
 /* EndCustomScan of both nodes: the read's memory, then the node's context. */
 extern void scan_node_end(CustomScanState *node);
 
+/*
+ * n ids for the core to write (huge allocation in node->cxt), where the GPU
+ * worker writes them in place when the request shares its rows with it.
+ */
+extern int32 *scan_ids_alloc(ScanNode *node, int64 n);
+
 /* Whether fnoid is a C function of this module whose link symbol is prosrc. */
 extern bool is_module_function(Oid fnoid, const char *prosrc);
 

@@ -588,12 +588,7 @@ window_order_and_cluster(WindowScanState *st, uint32 *heap, uint32 *order_room, 
 		if (ids_room)
 			fn->ids = ids_room + k * capacity;
 		else
-		{
-			fn->ids = st->scan.req.share_with_gpu ?
-				gd_gpu_worker_alloc_in(st->scan.cxt, Max(n, 1) * sizeof(int32)) : NULL;
-			if (fn->ids == NULL)
-				fn->ids = MemoryContextAllocHuge(st->scan.cxt, Max(n, 1) * sizeof(int32));
-		}
+			fn->ids = scan_ids_alloc(&st->scan, n);
 		prefault_write(fn->ids, n * sizeof(int32));
 	}
 	st->scan.times.order_ms = seconds_since(start) * 1000;

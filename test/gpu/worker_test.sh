@@ -119,6 +119,31 @@ for w in 0 4; do
 		ok "in place, $w workers: EXPLAIN shows 7 requests, all in place"
 	else bad "in place, $w workers: EXPLAIN: $(echo "$plan" | grep 'GPU Worker Requests' | tr '\n' ' ')"; fi
 done
+# the aggregate scan likewise (q: groups in heap order, clustered where the
+# read left them; p: interleaved, each group copied once where the worker
+# maps it; ORDER BY id inside the aggregate: each group sorted first)
+for w in 0 4; do
+	for grp in "q" "p" "q ORDER BY id" "p ORDER BY id"; do
+		g=${grp%% *} order=${grp#?}
+		out=$(q -c "SET gpu_dbscan.scan_workers = $w" -c "SET max_parallel_workers_per_gather = $w" \
+			-c "SET gpu_dbscan.backend = cpu" \
+			-c "CREATE TEMP TABLE c AS SELECT $g AS g, gpu_dbscan_agg(geom, 1, 10$order) k FROM ref GROUP BY $g" \
+			-c "SET gpu_dbscan.backend = gpu" \
+			-c "CREATE TEMP TABLE a AS SELECT $g AS g, gpu_dbscan_agg(geom, 1, 10$order) k FROM ref GROUP BY $g" \
+			-c "SELECT count(*) FROM c FULL JOIN a USING (g) WHERE c.k IS DISTINCT FROM a.k" \
+			-c "SELECT sum(cardinality(k)) FROM a" 2>&1 | tr '\n' ' ')
+		[[ $out == "0 1000000 " ]] && ok "in place, $w workers, gpu_dbscan_agg GROUP BY $grp: ids equal the CPU's" ||
+			bad "in place, $w workers, gpu_dbscan_agg GROUP BY $grp: '$out'"
+	done
+	plan=$(q -c "SET gpu_dbscan.scan_workers = $w" -c "SET max_parallel_workers_per_gather = $w" \
+		-c "SET gpu_dbscan.backend = gpu" -c "EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF)
+		SELECT q, gpu_dbscan_agg(geom, 1, 10) FROM ref GROUP BY q" 2>&1)
+	echo "$plan" | grep -E 'GpuDbscanAgg|GPU Worker|Read Time|Cluster Time'
+	if echo "$plan" | grep -q 'GpuDbscanAgg' && echo "$plan" | grep -q 'GPU Worker Requests: 7' &&
+		echo "$plan" | grep -q 'GPU Worker Requests In Place: 7'; then
+		ok "in place, $w workers: the aggregate scan's EXPLAIN shows 7 requests, all in place"
+	else bad "in place, $w workers, aggregate scan: EXPLAIN: $(echo "$plan" | grep -E 'Custom|GPU Worker Requests' | tr '\n' ' ')"; fi
+done
 # statement_timeout at any point of a query whose arrays the worker maps: a
 # clean error, no request slot nor DSM segment left, the next answer right
 d0=$(dsm_count)
