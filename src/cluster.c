@@ -41,11 +41,7 @@ test_pairs(gd_pair_list *list, PairTestFn test, void *arg, uint8 *dirs)
 		}
 		dir = test(arg, list->pairs[k]);
 		if (dir != 0)
-		{
-			if (dirs)
-				dirs[kept] = dir;
-			list->pairs[kept++] = list->pairs[k];
-		}
+			keep_pair(list, dirs, &kept, k, dir);
 	}
 	MemoryContextSwitchTo(work);
 	MemoryContextDelete(scratch);
@@ -54,8 +50,8 @@ test_pairs(gd_pair_list *list, PairTestFn test, void *arg, uint8 *dirs)
 
 /* Exact tests of the pairs, then the graph (see cluster.h). */
 void
-cluster_pairs(gd_pair_list *list, PairTestFn test, void *arg, const Rows *rows,
-			  const ClusterJob *job, instr_time start)
+cluster_pairs(gd_pair_list *list, PairTestFn test, PairTestAllFn test_all, void *arg,
+			  const Rows *rows, const ClusterJob *job, instr_time start)
 {
 	double		t_pairs = seconds_since(start);
 	double		t_exact = 0;
@@ -70,7 +66,9 @@ cluster_pairs(gd_pair_list *list, PairTestFn test, void *arg, const Rows *rows,
 
 		INSTR_TIME_SET_CURRENT(phase);
 		dirs = MemoryContextAllocHuge(CurrentMemoryContext, Max(list->count, 1) * sizeof(uint8));
-		kept = test_pairs(list, test, arg, dirs);
+		kept = test_all ? test_all(arg, list, dirs) : -1;
+		if (kept < 0)
+			kept = test_pairs(list, test, arg, dirs);
 		t_exact = seconds_since(phase);
 
 		INSTR_TIME_SET_CURRENT(phase);

@@ -41,14 +41,30 @@ typedef uint8 (*PairTestFn) (void *arg, gd_pair pair);
  */
 extern int64 test_pairs(gd_pair_list *list, PairTestFn test, void *arg, uint8 *dirs);
 
+/* Keeps pair k with direction dir (not 0) as the kept-th (test_pairs's order). */
+static inline void
+keep_pair(gd_pair_list *list, uint8 *dirs, int64 *kept, int64 k, uint8 dir)
+{
+	if (dirs)
+		dirs[*kept] = dir;
+	list->pairs[(*kept)++] = list->pairs[k];
+}
+
+/*
+ * What test_pairs does, every pair at once (in parallel workers): returns
+ * how many pairs it kept, or -1 where it does not apply (nothing done).
+ */
+typedef int64 (*PairTestAllFn) (void *arg, gd_pair_list *list, uint8 *dirs);
+
 /*
  * The second half of clustering from pairs: keeps the pairs of list (from
- * the core, malloc'ed) that test accepts, runs job on the graph they make
+ * the core, malloc'ed) that test accepts (test_all first, when given),
+ * runs job on the graph they make
  * and records the run for gpu_dbscan_last_run() (start: when the pair
  * search began).  list is freed whatever happens.
  */
-extern void cluster_pairs(gd_pair_list *list, PairTestFn test, void *arg, const Rows *rows,
-						  const ClusterJob *job, instr_time start);
+extern void cluster_pairs(gd_pair_list *list, PairTestFn test, PairTestAllFn test_all, void *arg,
+						  const Rows *rows, const ClusterJob *job, instr_time start);
 
 /* 2D geometry rows with non-point rows (nonpoint.c). */
 extern void cluster_geometries(const Rows *rows, const ClusterJob *job);

@@ -298,7 +298,7 @@ cluster_geography(const Rows *rows, const ClusterJob *job)
 	if (core_neighbour_pairs_nd(xyz, 3, rows->kind, nrows, -1, outer,
 								GEOG_LIST_PAIRS * Max(rows->npoints, 1), &list))
 	{
-		cluster_pairs(&list, geog_dwithin, &test, rows, job, start);
+		cluster_pairs(&list, geog_dwithin, NULL, &test, rows, job, start);
 		return;
 	}
 
@@ -320,5 +320,5 @@ cluster_geography(const Rows *rows, const ClusterJob *job)
 		return;
 	}
 	core_neighbour_pairs_nd(xyz, 3, rows->kind, nrows, -1, outer, 0, &list);
-	cluster_pairs(&list, geog_dwithin, &test, rows, job, start);
+	cluster_pairs(&list, geog_dwithin, NULL, &test, rows, job, start);
 }

@@ -53,6 +53,7 @@ const GdDeviceList *gd_devices = &no_devices;
 StaticAssertDecl(GD_GUC_MAX_DEVICES == GD_MAX_DEVICES, "one length for a device list");
 bool		gd_fast_path = true;
 int			gd_scan_workers = -1;
+int			gd_exact_test_workers = -1;
 
 static const struct config_enum_entry backend_options[] = {
 	{"auto", GD_SETTING_AUTO, false},
@@ -341,10 +342,21 @@ gd_define_gucs(void)
 							 NULL, NULL, NULL);
 
 	DefineCustomIntVariable("gpu_dbscan.scan_workers",
-							"Parallel workers of the fast path's read; -1 = as many as the "
-							"planner gives a parallel scan of the table.",
+							"Parallel workers of the fast path's read; -1 = one per "
+							"min_parallel_table_scan_size of the table, up to "
+							"max_parallel_workers_per_gather (or the table's parallel_workers).",
 							NULL,
 							&gd_scan_workers,
+							-1, -1, 1024,
+							PGC_USERSET, 0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpu_dbscan.exact_test_workers",
+							"Parallel workers for PostGIS's exact test of non-point geometries' "
+							"candidate pairs; -1 = one per 5000 pairs, up to "
+							"max_parallel_workers_per_gather; 0 = the backend alone.",
+							NULL,
+							&gd_exact_test_workers,
 							-1, -1, 1024,
 							PGC_USERSET, 0,
 							NULL, NULL, NULL);

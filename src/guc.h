@@ -44,7 +44,8 @@ extern char *gd_devices_setting;	/* gpu_dbscan.devices as written */
 extern const GdDeviceList *gd_devices;	/* never NULL once the GUCs are defined */
 extern int	gd_multi_gpu_min_rows;	/* gpu_dbscan.multi_gpu_min_rows; 0 = from the budget */
 extern bool gd_fast_path;	/* gpu_dbscan.fast_path */
-extern int	gd_scan_workers;	/* gpu_dbscan.scan_workers; -1 = the planner's count */
+extern int	gd_scan_workers;	/* gpu_dbscan.scan_workers; -1 = by the table's size */
+extern int	gd_exact_test_workers;	/* gpu_dbscan.exact_test_workers; -1 = by the pairs */
 
 extern void gd_define_gucs(void);
 

@@ -3,17 +3,21 @@
  * from bounding boxes (gd_candidate_pairs), PostGIS's envelope filter each
  * way and its own st_dwithin as the exact test (the point predicate for two
  * points), then the neighbour graph: the same neighbour test
- * ST_ClusterDBSCAN uses.
+ * ST_ClusterDBSCAN uses.  Where st_dwithin has many pairs to decide, parallel
+ * workers share them (nonpoint_parallel.c).
  */
 #include "postgres.h"
 
 #include <float.h>
 #include <math.h>
 
+#include "miscadmin.h"
 #include "utils/memutils.h"
 
 #include "cluster.h"
 #include "gserialized_points.h"
+#include "memory_budget.h"
+#include "nonpoint.h"
 
 /*
  * PostGIS's candidate filter (lwgeom_geos_cluster.c): the STRtree query
@@ -75,40 +79,129 @@ typedef struct ExactTest
 {
 	const Rows *rows;
 	gd_box	   *boxes;			/* PostGIS's own boxes */
-	Datum	   *geoms;			/* each non-point row's copy, by row */
-	double		eps;
+	NonpointValues values;		/* st_dwithin's arguments */
 } ExactTest;
 
+Datum
+nonpoint_value(const NonpointValues *v, uint32 r)
+{
+	return v->geoms[r] ? v->geoms[r] : gserialized_make_point(v->x[r], v->y[r], v->srid);
+}
+
 /*
- * Whether a candidate pair is a pair of neighbours, and which end finds the
- * other (PairTestFn): PostGIS's envelope filter each way (i's query box
- * meets j's box: i sees j), then the point predicate for two points,
- * st_dwithin otherwise (symmetric).
+ * Which end of a candidate pair finds the other by PostGIS's envelope
+ * filter each way (i's query box meets j's box: i sees j); *ask, when the
+ * filter passes and either end is not a point, that st_dwithin decides
+ * (symmetric), else the point predicate has.
  */
 static uint8
-exact_test(void *arg, gd_pair p)
+envelope_then_points(const ExactTest *t, gd_pair p, bool *ask)
 {
-	ExactTest  *t = (ExactTest *) arg;
 	const Rows *rows = t->rows;
-	const double *x = rows->coord[0];
-	const double *y = rows->coord[1];
-	Datum		a,
-				b;
 	uint8		dir = 0;
 
-	if (envelope_reaches(&t->boxes[p.i], &t->boxes[p.j], t->eps))
+	*ask = false;
+	if (envelope_reaches(&t->boxes[p.i], &t->boxes[p.j], t->values.eps))
 		dir |= GD_EDGE_I_SEES_J;
-	if (envelope_reaches(&t->boxes[p.j], &t->boxes[p.i], t->eps))
+	if (envelope_reaches(&t->boxes[p.j], &t->boxes[p.i], t->values.eps))
 		dir |= GD_EDGE_J_SEES_I;
 	if (dir == 0)
 		return 0;
 	if (rows->kind[p.i] == GD_ROW_POINT && rows->kind[p.j] == GD_ROW_POINT)
-		return gd_within_distance(x[p.i], y[p.i], x[p.j], y[p.j], t->eps) ? dir : 0;
+		return gd_within_distance(t->values.x[p.i], t->values.y[p.i], t->values.x[p.j],
+								  t->values.y[p.j], t->values.eps) ? dir : 0;
+	*ask = true;
+	return dir;
+}
 
-	/* a point's value: a 2D point of the partition's SRID */
-	a = t->geoms[p.i] ? t->geoms[p.i] : gserialized_make_point(x[p.i], y[p.i], rows->srids.srid);
-	b = t->geoms[p.j] ? t->geoms[p.j] : gserialized_make_point(x[p.j], y[p.j], rows->srids.srid);
-	return postgis_dwithin(&rows->fns->geometry, a, b, t->eps) ? dir : 0;
+/* Whether a candidate pair is a pair of neighbours, and which end finds the other (PairTestFn). */
+static uint8
+exact_test(void *arg, gd_pair p)
+{
+	ExactTest  *t = (ExactTest *) arg;
+	bool		ask;
+	uint8		dir = envelope_then_points(t, p, &ask);
+
+	if (!ask)
+		return dir;
+	return postgis_dwithin(&t->rows->fns->geometry, nonpoint_value(&t->values, p.i),
+						   nonpoint_value(&t->values, p.j), t->values.eps) ? dir : 0;
+}
+
+/*
+ * exact_test on every pair, with the st_dwithin calls in parallel workers
+ * where they are many (PairTestAllFn): the filter once per pair (its
+ * direction kept, ASKED marking the pairs st_dwithin decides), the asked
+ * pairs' answers from nonpoint_dwithin_parallel, then the pairs kept as
+ * test_pairs keeps them.
+ */
+#define ASKED 0x80
+
+static int64
+exact_test_all(void *arg, gd_pair_list *list, uint8 *dirs)
+{
+	ExactTest  *t = (ExactTest *) arg;
+	uint8	   *dir;
+	int64		nasks = 0;
+	int64		kept = 0;
+	int64		a = 0;
+	int			nworkers;
+	gd_pair    *asks;
+	uint8	   *ok;
+
+	StaticAssertStmt((GD_EDGE_BOTH & ASKED) == 0, "ASKED is a bit of its own");
+	if (!nonpoint_parallel_possible())
+		return -1;
+	dir = gd_alloc_charged(CurrentMemoryContext, Max(list->count, 1), "the exact tests");
+	for (int64 k = 0; k < list->count; k++)
+	{
+		bool		ask;
+
+		if (k % 65536 == 0)
+			CHECK_FOR_INTERRUPTS();
+		dir[k] = envelope_then_points(t, list->pairs[k], &ask);
+		if (ask)
+		{
+			dir[k] |= ASKED;
+			nasks++;
+		}
+	}
+	nworkers = nonpoint_test_workers(nasks);
+	if (nworkers == 0)
+	{
+		pfree(dir);
+		return -1;
+	}
+
+	asks = gd_alloc_charged(CurrentMemoryContext, nasks * sizeof(gd_pair), "the exact tests");
+	for (int64 k = 0; k < list->count; k++)
+		if (dir[k] & ASKED)
+			asks[a++] = list->pairs[k];
+	t->values.dwithin = postgis_dwithin_oid(&t->rows->fns->geometry);
+	ok = gd_alloc_charged(CurrentMemoryContext, nasks, "the exact tests");
+	if (!nonpoint_dwithin_parallel(&t->values, asks, nasks, nworkers, ok))
+	{
+		pfree(dir);
+		pfree(asks);
+		pfree(ok);
+		return -1;
+	}
+
+	a = 0;
+	for (int64 k = 0; k < list->count; k++)
+	{
+		uint8		d = dir[k];
+
+		if ((d & ASKED) && !ok[a++])
+			d = 0;
+		d &= ~ASKED;
+		if (d != 0)
+			keep_pair(list, dirs, &kept, k, d);
+	}
+	pfree(dir);
+	pfree(asks);
+	pfree(ok);
+	return kept;
 }
 
 /* 2D geometry rows with non-point rows (see cluster.h). */
@@ -117,6 +210,7 @@ cluster_geometries(const Rows *rows, const ClusterJob *job)
 {
 	int64		n = rows->nrows;
 	ExactTest	test;
+	Datum	   *geoms;
 	gd_pair_list list;
 	instr_time	start;
 	int64		k;
@@ -124,12 +218,18 @@ cluster_geometries(const Rows *rows, const ClusterJob *job)
 	INSTR_TIME_SET_CURRENT(start);
 
 	/* each non-point row's copy, by row */
-	test.geoms = MemoryContextAllocHuge(CurrentMemoryContext, Max(n, 1) * sizeof(Datum));
-	memset(test.geoms, 0, Max(n, 1) * sizeof(Datum));
+	geoms = MemoryContextAllocHuge(CurrentMemoryContext, Max(n, 1) * sizeof(Datum));
+	memset(geoms, 0, Max(n, 1) * sizeof(Datum));
 	for (k = 0; k < rows->nother; k++)
-		test.geoms[rows->other_row[k]] = rows->other_geom[k];
+		geoms[rows->other_row[k]] = rows->other_geom[k];
 	test.rows = rows;
-	test.eps = job->eps;
+	test.values.nrows = n;
+	test.values.x = rows->coord[0];
+	test.values.y = rows->coord[1];
+	test.values.srid = rows->srids.srid;
+	test.values.geoms = geoms;
+	test.values.eps = job->eps;
+	test.values.dwithin = InvalidOid;
 
 	/* one box per row (a point is a box with min == max), grown for the core */
 	test.boxes = MemoryContextAllocHuge(CurrentMemoryContext, Max(n, 1) * sizeof(gd_box));
@@ -140,5 +240,5 @@ cluster_geometries(const Rows *rows, const ClusterJob *job)
 	/* PostGIS's own boxes again, for the exact filter (nothing here can fail) */
 	fill_boxes(rows, test.boxes);
 
-	cluster_pairs(&list, exact_test, &test, rows, job, start);
+	cluster_pairs(&list, exact_test, exact_test_all, &test, rows, job, start);
 }

@@ -127,9 +127,9 @@ postgis_box2d(PostgisFns *fns, Datum geom, double *xmin, double *ymin,
 	return true;
 }
 
-/* PostGIS's st_dwithin(a, b, eps): the exact neighbour test of ST_ClusterDBSCAN. */
-bool
-postgis_dwithin(PostgisFns *fns, Datum a, Datum b, double eps)
+/* st_dwithin(geometry, geometry, float8), looked up (see postgis_fn.h). */
+Oid
+postgis_dwithin_oid(PostgisFns *fns)
 {
 	if (!fns->dwithin_ready)
 	{
@@ -141,5 +141,13 @@ postgis_dwithin(PostgisFns *fns, Datum a, Datum b, double eps)
 		lookup_function(fns->geometry_type, "st_dwithin", 3, argtypes, &fns->dwithin, fns->cxt);
 		fns->dwithin_ready = true;
 	}
+	return fns->dwithin.fn_oid;
+}
+
+/* PostGIS's st_dwithin(a, b, eps): the exact neighbour test of ST_ClusterDBSCAN. */
+bool
+postgis_dwithin(PostgisFns *fns, Datum a, Datum b, double eps)
+{
+	(void) postgis_dwithin_oid(fns);
 	return DatumGetBool(FunctionCall3(&fns->dwithin, a, b, Float8GetDatum(eps)));
 }

@@ -40,4 +40,7 @@ extern bool postgis_box2d(PostgisFns *fns, Datum geom, double *xmin, double *ymi
 						  double *xmax, double *ymax);
 extern bool postgis_dwithin(PostgisFns *fns, Datum a, Datum b, double eps);
 
+/* The OID of st_dwithin(geometry, geometry, float8), looked up when first asked. */
+extern Oid	postgis_dwithin_oid(PostgisFns *fns);
+
 #endif							/* GPU_DBSCAN_POSTGIS_FN_H */

@@ -101,22 +101,9 @@ SELECT throws_ok($$SET gpu_dbscan.no_such_setting = 1$$, '42602', NULL, 'the gpu
 -- a while (seconds when this was written); if a faster core finishes before
 -- the timeout, cancellation is not exercised and the test says so.
 CREATE TEMP TABLE big AS SELECT id, geom FROM gd_test.gen_uniform(0.31, 30000, 2) g;
-CREATE FUNCTION pg_temp.until_cancelled(sql text, OUT outcome text, OUT seconds float8)
-LANGUAGE plpgsql AS $$
-DECLARE
-	t0	timestamptz := clock_timestamp();
-BEGIN
-	EXECUTE sql;
-	outcome := 'finished';
-	seconds := extract(epoch FROM clock_timestamp() - t0);
-EXCEPTION WHEN query_canceled THEN
-	outcome := SQLSTATE || ': ' || SQLERRM;
-	seconds := extract(epoch FROM clock_timestamp() - t0);
-END
-$$;
 SET LOCAL statement_timeout = '200ms';
 SELECT outcome AS cancel_outcome, seconds AS cancel_seconds
-FROM pg_temp.until_cancelled($$SELECT count(c) FROM (SELECT gpu_dbscan(geom, 1, 15000) OVER () c FROM big) s$$) \gset
+FROM gd_test.until_cancelled($$SELECT count(c) FROM (SELECT gpu_dbscan(geom, 1, 15000) OVER () c FROM big) s$$) \gset
 SET LOCAL statement_timeout = 0;
 SELECT ok(:'cancel_outcome' = '57014: canceling statement due to statement timeout' OR :cancel_seconds < 0.2,
 		  format('statement_timeout (200 ms) cancels a long clustering: %s after %s s',

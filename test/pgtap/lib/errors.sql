@@ -16,3 +16,20 @@ EXCEPTION WHEN others THEN
 	RETURN format('%s %s: %s', state, msg, detail);
 END
 $$;
+
+-- How sql ended ('finished', or the SQLSTATE and message of its cancel)
+-- and after how many seconds.  (A cancel cannot be caught by throws_ok:
+-- PL/pgSQL's OTHERS leaves it out.)
+CREATE OR REPLACE FUNCTION gd_test.until_cancelled(sql text, OUT outcome text, OUT seconds float8)
+LANGUAGE plpgsql AS $$
+DECLARE
+	t0	timestamptz := clock_timestamp();
+BEGIN
+	EXECUTE sql;
+	outcome := 'finished';
+	seconds := extract(epoch FROM clock_timestamp() - t0);
+EXCEPTION WHEN query_canceled THEN
+	outcome := SQLSTATE || ': ' || SQLERRM;
+	seconds := extract(epoch FROM clock_timestamp() - t0);
+END
+$$;

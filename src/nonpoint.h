@@ -1,0 +1,47 @@
+/*
+ * nonpoint.h — the values PostGIS's exact test of a non-point partition's
+ * candidate pairs reads, in the backend (nonpoint.c) and in parallel
+ * workers (nonpoint_parallel.c).
+ */
+#ifndef GPU_DBSCAN_NONPOINT_H
+#define GPU_DBSCAN_NONPOINT_H
+
+#include "postgres.h"
+
+#include "gd_core.h"
+
+/* Each row's value as st_dwithin takes it. */
+typedef struct NonpointValues
+{
+	int64		nrows;
+	const double *x;			/* a point row's coordinates */
+	const double *y;
+	int32		srid;			/* the partition's */
+	const Datum *geoms;			/* a non-point row's value; 0 for a point */
+	double		eps;
+	Oid			dwithin;		/* st_dwithin(geometry, geometry, float8) */
+} NonpointValues;
+
+/* Row r's value: its geometry, or a 2D point of the partition's SRID. */
+extern Datum nonpoint_value(const NonpointValues *v, uint32 r);
+
+/* Whether parallel workers may test pairs here (settings, not in a worker). */
+extern bool nonpoint_parallel_possible(void);
+
+/*
+ * Parallel workers for asks pairs to hand to st_dwithin
+ * (gpu_dbscan.exact_test_workers); 0: the backend alone.
+ */
+extern int	nonpoint_test_workers(int64 asks);
+
+/*
+ * ok[k] = st_dwithin(value(asks[k].i), value(asks[k].j), eps) for every
+ * k < nasks, by the backend and nworkers parallel workers (fewer if fewer
+ * start); false when shared memory has no room for the values (nothing is
+ * done: the caller tests them itself).  An error of st_dwithin in a worker
+ * is raised here.
+ */
+extern bool nonpoint_dwithin_parallel(const NonpointValues *v, const gd_pair *asks, int64 nasks,
+									  int nworkers, uint8 *ok);
+
+#endif							/* GPU_DBSCAN_NONPOINT_H */

@@ -1,0 +1,238 @@
+/*
+ * nonpoint_parallel.c — st_dwithin on a partition's asked pairs in parallel
+ * workers (see nonpoint.h).
+ *
+ * PostGIS's exact test is most of a non-point partition's time, and PostGIS
+ * runs in one process at a time: so processes, as PostgreSQL's parallel
+ * query uses them.  The backend copies what the test reads (each row's
+ * coordinates, each non-point row's serialized geometry, the asked pairs) into the ParallelContext's shared memory; the workers and the
+ * backend claim pairs ASK_CLAIM at a time and write each answer into its
+ * own byte, so the answers do not depend on who tested what.
+ */
+#include "postgres.h"
+
+#include "access/parallel.h"
+#include "access/xact.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "optimizer/cost.h"
+#include "port/atomics.h"
+#include "utils/memutils.h"
+
+#include "guc.h"
+#include "nonpoint.h"
+#include "shm_room.h"
+
+#define KEY_SHARED 1
+#define ASK_CLAIM 256
+/* Asked pairs a worker is worth starting for (-1: by the pairs). */
+#define ASKS_PER_WORKER 5000
+
+PGDLLEXPORT void gd_nonpoint_pairs_main(dsm_segment *seg, shm_toc *toc);
+
+/* This session's tests in which a worker took part (gpu_dbscan_exact_test_runs). */
+static int64 runs_with_workers = 0;
+
+/* The shared chunk: this header, then the arrays at their offsets. */
+typedef struct AskShared
+{
+	int64		nrows;
+	int64		nasks;
+	int32		srid;
+	double		eps;
+	Oid			dwithin;
+	pg_atomic_uint64 next;		/* the first pair not claimed */
+	Size		x_at,
+				y_at,
+				geom_at,		/* int64 per row: its bytes' offset in the chunk, or 0 */
+				asks_at,
+				ok_at,
+				size;
+} AskShared;
+
+/* The offsets of everything for v's rows and nasks pairs, and the chunk's size. */
+static void
+lay_out(AskShared *sh, const NonpointValues *v, int64 nasks)
+{
+	Size		at = MAXALIGN(sizeof(AskShared));
+	int64		r;
+
+	sh->x_at = at;
+	at = add_size(at, mul_size(v->nrows, sizeof(double)));
+	sh->y_at = at;
+	at = add_size(at, mul_size(v->nrows, sizeof(double)));
+	sh->geom_at = at;
+	at = add_size(at, mul_size(v->nrows, sizeof(int64)));
+	sh->asks_at = at;
+	at = add_size(at, mul_size(nasks, sizeof(gd_pair)));
+	sh->ok_at = at;
+	at = MAXALIGN(add_size(at, nasks));
+	for (r = 0; r < v->nrows; r++)
+		if (v->geoms[r] != 0)
+			at = MAXALIGN(add_size(at, VARSIZE_ANY(DatumGetPointer(v->geoms[r]))));
+	sh->size = at;
+}
+
+/* Claims and tests pairs until none is left. */
+static void
+test_asks(AskShared *sh, const NonpointValues *v)
+{
+	char	   *base = (char *) sh;
+	const gd_pair *asks = (const gd_pair *) (base + sh->asks_at);
+	uint8	   *ok = (uint8 *) (base + sh->ok_at);
+	FmgrInfo	dwithin;
+	MemoryContext scratch = AllocSetContextCreate(CurrentMemoryContext, "gpu_dbscan exact test",
+												  ALLOCSET_SMALL_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(scratch);
+
+	fmgr_info(v->dwithin, &dwithin);
+	for (;;)
+	{
+		uint64		k = pg_atomic_fetch_add_u64(&sh->next, ASK_CLAIM);
+		uint64		e = Min(k + ASK_CLAIM, (uint64) sh->nasks);
+
+		if (k >= (uint64) sh->nasks)
+			break;
+		CHECK_FOR_INTERRUPTS();
+		for (; k < e; k++)
+			ok[k] = DatumGetBool(FunctionCall3(&dwithin, nonpoint_value(v, asks[k].i),
+											   nonpoint_value(v, asks[k].j),
+											   Float8GetDatum(v->eps)));
+		MemoryContextReset(scratch);
+	}
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(scratch);
+}
+
+/* A parallel worker's view of the chunk's values (geoms in palloc'd memory). */
+static void
+shared_values(AskShared *sh, NonpointValues *v)
+{
+	char	   *base = (char *) sh;
+	const int64 *geom_at = (const int64 *) (base + sh->geom_at);
+	Datum	   *geoms = palloc(Max(sh->nrows, 1) * sizeof(Datum));
+	int64		r;
+
+	for (r = 0; r < sh->nrows; r++)
+		geoms[r] = geom_at[r] ? PointerGetDatum(base + geom_at[r]) : (Datum) 0;
+	v->nrows = sh->nrows;
+	v->x = (const double *) (base + sh->x_at);
+	v->y = (const double *) (base + sh->y_at);
+	v->srid = sh->srid;
+	v->geoms = geoms;
+	v->eps = sh->eps;
+	v->dwithin = sh->dwithin;
+}
+
+/* A parallel worker (the entry point CreateParallelContext names). */
+void
+gd_nonpoint_pairs_main(dsm_segment *seg, shm_toc *toc)
+{
+	AskShared  *sh = shm_toc_lookup(toc, KEY_SHARED, false);
+	NonpointValues v;
+
+	shared_values(sh, &v);
+	test_asks(sh, &v);
+}
+
+bool
+nonpoint_parallel_possible(void)
+{
+	return gd_exact_test_workers != 0 && !IsParallelWorker() && IsUnderPostmaster &&
+		max_parallel_workers > 0 &&
+		(gd_exact_test_workers > 0 || max_parallel_workers_per_gather > 0);
+}
+
+int
+nonpoint_test_workers(int64 asks)
+{
+	int64		n;
+
+	if (asks == 0 || !nonpoint_parallel_possible())
+		return 0;
+	if (gd_exact_test_workers > 0)
+		return gd_exact_test_workers;
+	n = asks / ASKS_PER_WORKER;
+	return (int) Min(n, (int64) max_parallel_workers_per_gather);
+}
+
+bool
+nonpoint_dwithin_parallel(const NonpointValues *v, const gd_pair *asks, int64 nasks,
+						  int nworkers, uint8 *ok)
+{
+	AskShared	layout;
+	AskShared  *sh;
+	ParallelContext *pcxt;
+	char	   *base;
+	int64	   *geom_at;
+	NonpointValues mine;
+	int64		r;
+
+	lay_out(&layout, v, nasks);
+	if (!shm_has_room(layout.size))
+		return false;
+
+	EnterParallelMode();
+	pcxt = CreateParallelContext("gpu_dbscan", "gd_nonpoint_pairs_main", nworkers);
+	shm_toc_estimate_chunk(&pcxt->estimator, layout.size);
+	shm_toc_estimate_keys(&pcxt->estimator, 1);
+	InitializeParallelDSM(pcxt);
+
+	sh = shm_toc_allocate(pcxt->toc, layout.size);
+	*sh = layout;
+	sh->nrows = v->nrows;
+	sh->nasks = nasks;
+	sh->srid = v->srid;
+	sh->eps = v->eps;
+	sh->dwithin = v->dwithin;
+	pg_atomic_init_u64(&sh->next, 0);
+	base = (char *) sh;
+	memcpy(base + sh->x_at, v->x, v->nrows * sizeof(double));
+	memcpy(base + sh->y_at, v->y, v->nrows * sizeof(double));
+	memcpy(base + sh->asks_at, asks, nasks * sizeof(gd_pair));
+	geom_at = (int64 *) (base + sh->geom_at);
+	{
+		Size		at = MAXALIGN(sh->ok_at + nasks);
+
+		for (r = 0; r < v->nrows; r++)
+		{
+			geom_at[r] = 0;
+			if (v->geoms[r] != 0)
+			{
+				Size		len = VARSIZE_ANY(DatumGetPointer(v->geoms[r]));
+
+				memcpy(base + at, DatumGetPointer(v->geoms[r]), len);
+				geom_at[r] = (int64) at;
+				at = MAXALIGN(at + len);
+			}
+		}
+	}
+	shm_toc_insert(pcxt->toc, KEY_SHARED, sh);
+
+	LaunchParallelWorkers(pcxt);
+	/* the backend tests with them (it holds its own values already) */
+	mine = *v;
+	test_asks(sh, &mine);
+	WaitForParallelWorkersToFinish(pcxt);
+	memcpy(ok, base + sh->ok_at, nasks);
+	elog(DEBUG1, "gpu_dbscan: st_dwithin on %lld pairs in %d parallel workers and the backend",
+		 (long long) nasks, pcxt->nworkers_launched);
+	runs_with_workers += pcxt->nworkers_launched > 0;
+
+	DestroyParallelContext(pcxt);
+	ExitParallelMode();
+	return true;
+}
+
+/*
+ * Test-only, not part of the extension's SQL (test/pgtap/95 creates it,
+ * LANGUAGE C): how many of this session's exact tests had a parallel
+ * worker's help.
+ */
+PG_FUNCTION_INFO_V1(gpu_dbscan_exact_test_runs);
+
+Datum
+gpu_dbscan_exact_test_runs(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT64(runs_with_workers);
+}
