@@ -5,9 +5,10 @@
  * PostGIS's exact test is most of a non-point partition's time, and PostGIS
  * runs in one process at a time: so processes, as PostgreSQL's parallel
  * query uses them.  The backend copies what the test reads (each row's
- * coordinates, each non-point row's serialized geometry, the asked pairs) into the ParallelContext's shared memory; the workers and the
- * backend claim pairs ASK_CLAIM at a time and write each answer into its
- * own byte, so the answers do not depend on who tested what.
+ * coordinates, each non-point row's serialized geometry, the asked pairs)
+ * into the ParallelContext's shared memory; the workers and the backend
+ * claim pairs ASK_CLAIM at a time and write each answer into its own byte,
+ * so the answers do not depend on who tested what.
  */
 #include "postgres.h"
 
@@ -71,6 +72,38 @@ lay_out(AskShared *sh, const NonpointValues *v, int64 nasks)
 		if (v->geoms[r] != 0)
 			at = MAXALIGN(add_size(at, VARSIZE_ANY(DatumGetPointer(v->geoms[r]))));
 	sh->size = at;
+}
+
+/* The chunk laid out (sh's offsets set): v's values and the asked pairs. */
+static void
+fill_shared(AskShared *sh, const NonpointValues *v, const gd_pair *asks, int64 nasks)
+{
+	char	   *base = (char *) sh;
+	int64	   *geom_at = (int64 *) (base + sh->geom_at);
+	Size		at = MAXALIGN(sh->ok_at + nasks);	/* the geometries' bytes */
+	int64		r;
+
+	sh->nrows = v->nrows;
+	sh->nasks = nasks;
+	sh->srid = v->srid;
+	sh->eps = v->eps;
+	sh->dwithin = v->dwithin;
+	pg_atomic_init_u64(&sh->next, 0);
+	memcpy(base + sh->x_at, v->x, v->nrows * sizeof(double));
+	memcpy(base + sh->y_at, v->y, v->nrows * sizeof(double));
+	memcpy(base + sh->asks_at, asks, nasks * sizeof(gd_pair));
+	for (r = 0; r < v->nrows; r++)
+	{
+		geom_at[r] = 0;
+		if (v->geoms[r] != 0)
+		{
+			Size		len = VARSIZE_ANY(DatumGetPointer(v->geoms[r]));
+
+			memcpy(base + at, DatumGetPointer(v->geoms[r]), len);
+			geom_at[r] = (int64) at;
+			at = MAXALIGN(at + len);
+		}
+	}
 }
 
 /* Claims and tests pairs until none is left. */
@@ -163,10 +196,6 @@ nonpoint_dwithin_parallel(const NonpointValues *v, const gd_pair *asks, int64 na
 	AskShared	layout;
 	AskShared  *sh;
 	ParallelContext *pcxt;
-	char	   *base;
-	int64	   *geom_at;
-	NonpointValues mine;
-	int64		r;
 
 	lay_out(&layout, v, nasks);
 	if (!shm_has_room(layout.size))
@@ -180,41 +209,14 @@ nonpoint_dwithin_parallel(const NonpointValues *v, const gd_pair *asks, int64 na
 
 	sh = shm_toc_allocate(pcxt->toc, layout.size);
 	*sh = layout;
-	sh->nrows = v->nrows;
-	sh->nasks = nasks;
-	sh->srid = v->srid;
-	sh->eps = v->eps;
-	sh->dwithin = v->dwithin;
-	pg_atomic_init_u64(&sh->next, 0);
-	base = (char *) sh;
-	memcpy(base + sh->x_at, v->x, v->nrows * sizeof(double));
-	memcpy(base + sh->y_at, v->y, v->nrows * sizeof(double));
-	memcpy(base + sh->asks_at, asks, nasks * sizeof(gd_pair));
-	geom_at = (int64 *) (base + sh->geom_at);
-	{
-		Size		at = MAXALIGN(sh->ok_at + nasks);
-
-		for (r = 0; r < v->nrows; r++)
-		{
-			geom_at[r] = 0;
-			if (v->geoms[r] != 0)
-			{
-				Size		len = VARSIZE_ANY(DatumGetPointer(v->geoms[r]));
-
-				memcpy(base + at, DatumGetPointer(v->geoms[r]), len);
-				geom_at[r] = (int64) at;
-				at = MAXALIGN(at + len);
-			}
-		}
-	}
+	fill_shared(sh, v, asks, nasks);
 	shm_toc_insert(pcxt->toc, KEY_SHARED, sh);
 
 	LaunchParallelWorkers(pcxt);
 	/* the backend tests with them (it holds its own values already) */
-	mine = *v;
-	test_asks(sh, &mine);
+	test_asks(sh, v);
 	WaitForParallelWorkersToFinish(pcxt);
-	memcpy(ok, base + sh->ok_at, nasks);
+	memcpy(ok, (char *) sh + sh->ok_at, nasks);
 	elog(DEBUG1, "gpu_dbscan: st_dwithin on %lld pairs in %d parallel workers and the backend",
 		 (long long) nasks, pcxt->nworkers_launched);
 	runs_with_workers += pcxt->nworkers_launched > 0;
