@@ -353,7 +353,7 @@ gd_define_gucs(void)
 
 	DefineCustomIntVariable("gpu_dbscan.exact_test_workers",
 							"Parallel workers for PostGIS's exact test of non-point geometries' "
-							"candidate pairs; -1 = one per 5000 pairs, up to "
+							"candidate pairs; -1 = one per 20 ms of estimated work, up to "
 							"max_parallel_workers_per_gather; 0 = the backend alone.",
 							NULL,
 							&gd_exact_test_workers,

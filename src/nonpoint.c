@@ -143,6 +143,7 @@ exact_test_all(void *arg, gd_pair_list *list, uint8 *dirs)
 	ExactTest  *t = (ExactTest *) arg;
 	uint8	   *dir;
 	int64		nasks = 0;
+	double		cost_us = 0;
 	int64		kept = 0;
 	int64		a = 0;
 	int			nworkers;
@@ -164,9 +165,10 @@ exact_test_all(void *arg, gd_pair_list *list, uint8 *dirs)
 		{
 			dir[k] |= ASKED;
 			nasks++;
+			cost_us += nonpoint_ask_cost(&t->values, list->pairs[k]);
 		}
 	}
-	nworkers = nonpoint_test_workers(nasks);
+	nworkers = nonpoint_test_workers(nasks, cost_us);
 	if (nworkers == 0)
 	{
 		pfree(dir);

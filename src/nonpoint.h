@@ -28,11 +28,15 @@ extern Datum nonpoint_value(const NonpointValues *v, uint32 r);
 /* Whether parallel workers may test pairs here (settings, not in a worker). */
 extern bool nonpoint_parallel_possible(void);
 
+/* The estimated cost of st_dwithin on pair p, in microseconds. */
+extern double nonpoint_ask_cost(const NonpointValues *v, gd_pair p);
+
 /*
- * Parallel workers for asks pairs to hand to st_dwithin
- * (gpu_dbscan.exact_test_workers); 0: the backend alone.
+ * Parallel workers for asks pairs to hand to st_dwithin at cost_us
+ * microseconds together (gpu_dbscan.exact_test_workers); 0: the backend
+ * alone.
  */
-extern int	nonpoint_test_workers(int64 asks);
+extern int	nonpoint_test_workers(int64 asks, double cost_us);
 
 /*
  * ok[k] = st_dwithin(value(asks[k].i), value(asks[k].j), eps) for every

@@ -12,6 +12,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/parallel.h"
 #include "access/xact.h"
 #include "fmgr.h"
@@ -26,8 +28,17 @@
 
 #define KEY_SHARED 1
 #define ASK_CLAIM 256
-/* Asked pairs a worker is worth starting for (-1: by the pairs). */
-#define ASKS_PER_WORKER 5000
+
+/*
+ * What an st_dwithin call costs, in microseconds: about 0.3 a call and 4 ns
+ * for each pair of vertices it may compare (two cores of the development
+ * machine: 0.35 us for points against 2- and 5-vertex shapes, 12.6 us for
+ * 65-vertex polygons against 45-vertex lines), and the work a worker is
+ * worth starting for (its start and PostGIS's load: about 10 ms).
+ */
+#define ASK_CALL_US 0.3
+#define ASK_VERTEX_PAIR_US 0.004
+#define WORKER_US 20000.0
 
 PGDLLEXPORT void gd_nonpoint_pairs_main(dsm_segment *seg, shm_toc *toc);
 
@@ -176,17 +187,30 @@ nonpoint_parallel_possible(void)
 		(gd_exact_test_workers > 0 || max_parallel_workers_per_gather > 0);
 }
 
-int
-nonpoint_test_workers(int64 asks)
+/* Row r's vertices, by its serialized size (16 bytes a 2D vertex). */
+static double
+vertices(const NonpointValues *v, uint32 r)
 {
-	int64		n;
+	return v->geoms[r] ? Max(1.0, VARSIZE_ANY(DatumGetPointer(v->geoms[r])) / 16.0) : 1.0;
+}
+
+double
+nonpoint_ask_cost(const NonpointValues *v, gd_pair p)
+{
+	return ASK_CALL_US + ASK_VERTEX_PAIR_US * vertices(v, p.i) * vertices(v, p.j);
+}
+
+int
+nonpoint_test_workers(int64 asks, double cost_us)
+{
+	double		n;
 
 	if (asks == 0 || !nonpoint_parallel_possible())
 		return 0;
 	if (gd_exact_test_workers > 0)
 		return gd_exact_test_workers;
-	n = asks / ASKS_PER_WORKER;
-	return (int) Min(n, (int64) max_parallel_workers_per_gather);
+	n = floor(cost_us / WORKER_US);
+	return (int) Min(n, (double) max_parallel_workers_per_gather);
 }
 
 bool
