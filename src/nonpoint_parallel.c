@@ -208,7 +208,7 @@ nonpoint_test_workers(int64 asks, double cost_us)
 	if (asks == 0 || !nonpoint_parallel_possible())
 		return 0;
 	if (gd_exact_test_workers > 0)
-		return gd_exact_test_workers;
+		return Min(gd_exact_test_workers, max_parallel_workers);	/* no more can start */
 	n = floor(cost_us / WORKER_US);
 	return (int) Min(n, (double) max_parallel_workers_per_gather);
 }
