@@ -17,7 +17,7 @@
 #include "cluster.h"
 #include "gserialized_points.h"
 #include "memory_budget.h"
-#include "nonpoint.h"
+#include "nonpoint_parallel.h"
 
 /*
  * PostGIS's candidate filter (lwgeom_geos_cluster.c): the STRtree query
@@ -81,12 +81,6 @@ typedef struct ExactTest
 	gd_box	   *boxes;			/* PostGIS's own boxes */
 	NonpointValues values;		/* st_dwithin's arguments */
 } ExactTest;
-
-Datum
-nonpoint_value(const NonpointValues *v, uint32 r)
-{
-	return v->geoms[r] ? v->geoms[r] : gserialized_make_point(v->x[r], v->y[r], v->srid);
-}
 
 /*
  * Which end of a candidate pair finds the other by PostGIS's envelope

@@ -1,6 +1,6 @@
 /*
  * nonpoint_parallel.c — st_dwithin on a partition's asked pairs in parallel
- * workers (see nonpoint.h).
+ * workers (see nonpoint_parallel.h).
  *
  * PostGIS's exact test is most of a non-point partition's time, and PostGIS
  * runs in one process at a time: so processes, as PostgreSQL's parallel
@@ -23,7 +23,7 @@
 #include "utils/memutils.h"
 
 #include "guc.h"
-#include "nonpoint.h"
+#include "nonpoint_parallel.h"
 #include "shm_room.h"
 
 #define KEY_SHARED 1

@@ -1,14 +1,15 @@
 /*
- * nonpoint.h — the values PostGIS's exact test of a non-point partition's
- * candidate pairs reads, in the backend (nonpoint.c) and in parallel
- * workers (nonpoint_parallel.c).
+ * nonpoint_parallel.h — st_dwithin on a non-point partition's asked pairs
+ * in parallel workers (nonpoint_parallel.c), and the values it reads, which
+ * the backend's own test (nonpoint.c) reads too.
  */
-#ifndef GPU_DBSCAN_NONPOINT_H
-#define GPU_DBSCAN_NONPOINT_H
+#ifndef GPU_DBSCAN_NONPOINT_PARALLEL_H
+#define GPU_DBSCAN_NONPOINT_PARALLEL_H
 
 #include "postgres.h"
 
 #include "gd_core.h"
+#include "gserialized_points.h"
 
 /* Each row's value as st_dwithin takes it. */
 typedef struct NonpointValues
@@ -23,7 +24,11 @@ typedef struct NonpointValues
 } NonpointValues;
 
 /* Row r's value: its geometry, or a 2D point of the partition's SRID. */
-extern Datum nonpoint_value(const NonpointValues *v, uint32 r);
+static inline Datum
+nonpoint_value(const NonpointValues *v, uint32 r)
+{
+	return v->geoms[r] ? v->geoms[r] : gserialized_make_point(v->x[r], v->y[r], v->srid);
+}
 
 /* Whether parallel workers may test pairs here (settings, not in a worker). */
 extern bool nonpoint_parallel_possible(void);
@@ -48,4 +53,4 @@ extern int	nonpoint_test_workers(int64 asks, double cost_us);
 extern bool nonpoint_dwithin_parallel(const NonpointValues *v, const gd_pair *asks, int64 nasks,
 									  int nworkers, uint8 *ok);
 
-#endif							/* GPU_DBSCAN_NONPOINT_H */
+#endif							/* GPU_DBSCAN_NONPOINT_PARALLEL_H */
