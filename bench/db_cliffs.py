@@ -26,7 +26,7 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from db_common import Session, log  # noqa: E402
+from db_common import Session, made_once  # noqa: E402
 
 TABLES = {
     "lines": """CREATE UNLOGGED TABLE {t} AS SELECT i AS id,
@@ -55,13 +55,7 @@ PARAMS = "SELECT array_length(gpu_dbscan_params(geom, '{{{eps}}}', '{{2,{top}}}'
 
 def ensure(kind, n):
     t = "gd_cliff_%s_%d" % (kind, n)
-    with Session() as s:
-        if s.value("SELECT to_regclass('%s') IS NOT NULL" % t) == "t":
-            return t
-        log("making %s" % t)
-        s.run(TABLES[kind].format(t=t, n=n))
-        s.run("ANALYZE " + t)
-    return t
+    return made_once(t, TABLES[kind].format(t=t, n=n))
 
 
 def best(sql, runs, settings=("SET gpu_dbscan.backend = cpu",)):

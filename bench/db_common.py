@@ -307,6 +307,17 @@ def size_label(n):
     return str(n)
 
 
+def made_once(table, create_sql):
+    """table, made by create_sql (which names it) unless it is there already, then analyzed."""
+    with Session() as s:
+        if s.value("SELECT to_regclass('%s') IS NOT NULL" % table) == "t":
+            return table
+        log("making %s" % table)
+        s.run(create_sql)
+        s.run("ANALYZE " + table)
+    return table
+
+
 def ensure_table(table, generator, n, seed, regenerate, **params):
     """Creates table unless it is there with the same generator, parameters and row count.
 
