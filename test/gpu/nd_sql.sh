@@ -17,6 +17,7 @@ set -uo pipefail
 DB=${GD_ND_DB:-gd_nd}
 ROWS=${GD_ND_ROWS:-1000000}
 PAIR_ROWS=${GD_PAIR_ROWS:-500000}
+# GD_ND_GATHER: max_parallel_workers_per_gather of every query (default 8)
 psql -XAtc "SELECT 1 FROM pg_database WHERE datname = '$DB'" | grep -q 1 || createdb "$DB"
 psql -X -q -d "$DB" -v ON_ERROR_STOP=1 <<SQL >/dev/null || { echo "not ok - tables"; exit 1; }
 CREATE EXTENSION IF NOT EXISTS postgis;
@@ -69,6 +70,8 @@ run() {  # run BACKEND SQL: the query's answer digest and time
 	psql -X -d "$DB" -At -v ON_ERROR_STOP=1 <<SQL 2>&1
 SET jit = off;
 SET work_mem = '1GB';
+-- up to 8 parallel workers, for PostGIS's exact tests of the non-point rows among others
+SET max_parallel_workers_per_gather = ${GD_ND_GATHER:-8};
 SET gpu_dbscan.backend = $1;
 \\timing on
 $2;
