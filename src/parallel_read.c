@@ -868,13 +868,12 @@ void
 parallel_read_shared_reinit(const ScanRequest *req, void *space)
 {
 	ScanShared *sh = space_shared(space);
+	dsm_handle	data = sh->data_handle;
 	Relation	rel = table_open(req->relid, AccessShareLock);
 
-	pg_atomic_write_u64(&sh->next_slot, 0);
-	pg_atomic_write_u64(&sh->nruns, 0);
-	pg_atomic_write_u64(&sh->nseen, 0);
-	pg_atomic_write_u32(&sh->overflow, 0);
-	pg_atomic_write_u64(&sh->srid, 0);
+	/* the header as parallel_read_shared_init made it, over the same arrays */
+	init_shared(sh, req, sh->capacity, sh->runs_capacity);
+	sh->data_handle = data;
 	table_parallelscan_reinitialize(rel, space_pscan(space));
 	table_close(rel, NoLock);
 }

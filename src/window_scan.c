@@ -546,7 +546,7 @@ same_partition(WindowScanState *st, int64 p)
 /* See window_scan_state.h. */
 void
 window_order_and_cluster(WindowScanState *st, uint32 *heap, uint32 *order_room, int32 *ids_room,
-				  int64 capacity)
+						 int64 capacity)
 {
 	MemoryContext part_cxt;
 	ScanFetch	fetch;
