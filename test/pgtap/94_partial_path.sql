@@ -16,7 +16,7 @@
 \ir lib/fast_path.sql
 \ir lib/equivalence_sets.sql
 
-SELECT plan(22 + 2 * (SELECT count(DISTINCT ds)::int FROM gd_test.cases));
+SELECT plan(23 + 2 * (SELECT count(DISTINCT ds)::int FROM gd_test.cases));
 
 -- 1. one case of every set, the leader taking part, then the workers alone
 SELECT is(gd_test.partial_diff(gd_test.case_query(ds, eps, minpoints, part_expr, order_expr)), NULL,
@@ -118,6 +118,11 @@ SELECT matches(gd_test.plan_of('SELECT g, count(*) FROM gd_test.outer_g o, (SELE
 			   'Nested Loop.*Seq Scan on outer_g.*Gather.*Parallel Custom Scan \(GpuDbscanWindow\)',
 			   'partial path: the Gather on the inner side of a nested loop');
 CREATE TEMP TABLE rescanned AS SELECT pg_temp.rescan_counts() AS counts;
+-- (a shared read not started over would find its slots taken and fall back
+-- to the clusterer reading alone: Read Passes 2, the same rows)
+SELECT is(jsonb_path_query_first(gd_test.explain_json('SELECT g, count(*) FROM gd_test.outer_g o, (SELECT id, gpu_dbscan(geom, 1.5, 4) OVER () c FROM gd_test.prescan) s WHERE s.c = o.g GROUP BY g'),
+								 'lax $.** ? (@."Custom Plan Provider" == "GpuDbscanWindow")."Read Passes"'),
+		  NULL, 'partial path rescanned: each scan one read pass (the shared read started over)');
 SET LOCAL gpu_dbscan.fast_path = off;
 SELECT is((SELECT counts FROM rescanned), '0:5000 1:5000 2:5000 3:5000',
 		  'partial path rescanned once per outer row: four clusters of 5000 rows');
