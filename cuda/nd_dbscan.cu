@@ -92,6 +92,11 @@ __device__ __forceinline__ bool box_all(const double* p, const BoxD<D>& b, doubl
 
 // ---- the grid ------------------------------------------------------------------
 
+// Small cells of at most this many points are joined to each other one
+// thread a cell pair (at most kThreadCell^2 tests), larger ones one warp a
+// cell (NdView::large lists them).
+constexpr uint32_t kThreadCell = 32;
+
 template <int D>
 struct NdView {
   uint32_t n;
@@ -104,9 +109,16 @@ struct NdView {
   const uint32_t* start;    // ncells + 1 offsets into the sorted points
   const BoxD<D>* box;       // box of each cell's points
   const uint8_t* small;     // cell: its points are pairwise neighbours
-  const CellRange* win;     // nwin per cell: the cells that may hold a neighbour
+  const CellRange* win;     // nwin per cell, offset-major: the cells that may hold a neighbour
+  const uint32_t* large;    // the small cells of more than kThreadCell points
+  uint32_t nlarge;
 
   __device__ const double* point(uint32_t i) const { return p + static_cast<size_t>(i) * D; }
+  // Range r of cell c's window; offset-major, so that the threads of a warp
+  // (neighbouring cells) read neighbouring ranges.
+  __device__ CellRange window(uint32_t c, int r) const {
+    return win[static_cast<size_t>(r) * ncells + c];
+  }
 };
 
 template <int D>
@@ -119,13 +131,15 @@ struct NdGridDev {
   device_buffer<BoxD<D>> box;
   device_buffer<uint8_t> small;
   device_buffer<CellRange> win;
+  device_buffer<uint32_t> large;
+  uint32_t nlarge = 0;
   uint64_t work = 0;
 
   int nwin() const { return (2 * radius + 1) * (2 * radius + 1); }
   NdView<D> view() const {
-    return NdView<D>{n,           ncells,          nwin(),       eps,        p.data(),
-                     idx.data(),  cell_of.data(),  start.data(), box.data(), small.data(),
-                     win.data()};
+    return NdView<D>{n,           ncells,         nwin(),       eps,        p.data(),
+                     idx.data(),  cell_of.data(), start.data(), box.data(), small.data(),
+                     win.data(),  large.data(),   nlarge};
   }
 };
 
@@ -202,10 +216,28 @@ struct DenseCells {
 };
 
 __global__ void mark_keys_kernel(const NdCell* __restrict__ cells, uint32_t ncells,
-                                 DenseCells d, uint32_t* __restrict__ flag) {
+                                 DenseCells d, uint8_t* __restrict__ flag) {
   uint64_t c = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (c < ncells) flag[d.key(cells[c].c[0], cells[c].c[1], cells[c].c[2])] = 1;
 }
+
+// flag[key of point j] = 1 (KeyOf of the whole cell).
+__global__ void mark_point_keys_kernel(KeyOf key, uint32_t n, uint8_t* __restrict__ flag) {
+  uint64_t j = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (j < n) flag[key(j)] = 1;
+}
+
+// A key's flag as a count, for CUB's sums and scans over the flags.
+struct FlagCount {
+  const uint8_t* flag;
+  __host__ __device__ uint32_t operator()(uint64_t k) const { return flag[k]; }
+};
+
+// What finish_grid reads back in one copy.
+struct GridTotals {
+  uint64_t work;    // the work estimate
+  uint32_t large;   // entries of NdView::large
+};
 
 // Per cell: small flag, and its window: for each offset on the first two
 // axes, the cells within radius on the third, one range (cells are in
@@ -218,7 +250,8 @@ __global__ void window_kernel(const NdCell* __restrict__ cells, int radius, uint
                               double eps, int64_t need, DenseCells dense,
                               const uint32_t* __restrict__ start,
                               const BoxD<D>* __restrict__ box, uint8_t* __restrict__ small,
-                              CellRange* __restrict__ win, uint64_t* __restrict__ work) {
+                              CellRange* __restrict__ win, uint64_t* __restrict__ work,
+                              uint32_t* __restrict__ large, GridTotals* totals) {
   uint64_t c = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (c >= ncells) return;
   const NdCell k = cells[c];
@@ -260,11 +293,12 @@ __global__ void window_kernel(const NdCell* __restrict__ cells, int radius, uint
         if (cells[m] <= high) a = m + 1; else b = m;
       }
     }
-    win[c * width * width + r] = CellRange{lo, a};
+    win[static_cast<size_t>(r) * ncells + c] = CellRange{lo, a};
     seen += start[a] - start[lo];
   }
   const uint64_t size = start[c + 1] - start[c];
   work[c] = small[c] && static_cast<int64_t>(size) >= need ? size : seen * size;
+  if (small[c] && size > kThreadCell) large[atomicAdd(&totals->large, 1u)] = static_cast<uint32_t>(c);
 }
 
 // The points' box on the first three axes.
@@ -328,6 +362,11 @@ device_buffer<uint32_t> sort_by_cell(RunContext& ctx, const double* coords, int 
   return idx_a;
 }
 
+// Where the grid has at most this many keys a point, a table over every key
+// replaces sorts and binary searches (count_cells, dense_keys): a byte and a
+// word a key.
+constexpr uint64_t kDenseKeysPerPoint = 16;
+
 // Where sorted keys change: 1 at the first of each run of equal keys.
 struct KeyStarts {
   const uint64_t* keys;
@@ -346,10 +385,29 @@ uint32_t count_cells(RunContext& ctx, const double* coords, int dims, uint32_t n
   if (!k.one_key()) return 0;
   const uint64_t* count = k.count;
   const unsigned __int128 total = k.total;
+  const KeyOf key{coords, nullptr, dims, m, count[1], count[2], -1};
+  if (total <= static_cast<unsigned __int128>(kDenseKeysPerPoint) * n) {
+    // Few keys: a flag per key, set by the points and summed (no sort).
+    const uint64_t keys = static_cast<uint64_t>(total);
+    auto flag = ctx.alloc<uint8_t>(keys, "occupied keys");
+    CUDA_TRY(cudaMemsetAsync(flag.data(), 0, keys, s));
+    mark_point_keys_kernel<<<grid_for(n), kBlock, 0, s>>>(key, n, flag.data());
+    GD_CHECK_LAUNCH("mark_point_keys_kernel");
+    using Ft = thrust::transform_iterator<FlagCount, thrust::counting_iterator<uint64_t>>;
+    Ft in(thrust::counting_iterator<uint64_t>(0), FlagCount{flag.data()});
+    auto cells = ctx.alloc<uint32_t>(1, "cell count");
+    size_t rbytes = 0;
+    CUDA_TRY(cub::DeviceReduce::Sum(nullptr, rbytes, in, cells.data(), keys, s));
+    auto rtemp = ctx.alloc<uint8_t>(std::max<size_t>(rbytes, 1), "cell count reduction");
+    CUDA_TRY(cub::DeviceReduce::Sum(rtemp.data(), rbytes, in, cells.data(), keys, s));
+    uint32_t out = 0;
+    CUDA_TRY(cudaMemcpyAsync(&out, cells.data(), sizeof out, cudaMemcpyDeviceToHost, s));
+    ctx.wait();
+    return out;
+  }
   auto keys_a = ctx.alloc<uint64_t>(n, "cell keys");
   auto keys_b = ctx.alloc<uint64_t>(n, "cell keys (sorted)");
-  keys_kernel<<<grid_for(n), kBlock, 0, s>>>(
-      KeyOf{coords, nullptr, dims, m, count[1], count[2], -1}, n, keys_a.data());
+  keys_kernel<<<grid_for(n), kBlock, 0, s>>>(key, n, keys_a.data());
   GD_CHECK_LAUNCH("keys_kernel");
   const int bits = key_bits(static_cast<uint64_t>(total - 1));
   size_t bytes = 0;
@@ -408,10 +466,8 @@ __global__ void minus_one_kernel(uint32_t* v, uint32_t n) {
   if (j < n) v[j] -= 1;
 }
 
-// The cells' starts, boxes, small flags, windows and the work estimate.
 // The dense table of the cells of g under m (points in box), where the grid
 // has at most kDenseKeysPerPoint keys a point; else below stays empty.
-constexpr uint64_t kDenseKeysPerPoint = 4;
 
 DenseCells dense_keys(RunContext& ctx, const NdCell* cells, uint32_t ncells, uint32_t n,
                       const CellMap& m, const AxisBox& box, device_buffer<uint32_t>& below) {
@@ -421,16 +477,17 @@ DenseCells dense_keys(RunContext& ctx, const NdCell* cells, uint32_t ncells, uin
   if (k.total > static_cast<unsigned __int128>(kDenseKeysPerPoint) * n) return d;
   const uint64_t keys = static_cast<uint64_t>(k.total);
   cudaStream_t s = ctx.stream();
-  auto flag = ctx.alloc<uint32_t>(keys + 1, "occupied keys");
-  CUDA_TRY(cudaMemsetAsync(flag.data(), 0, sizeof(uint32_t) * (keys + 1), s));
+  auto flag = ctx.alloc<uint8_t>(keys + 1, "occupied keys");
+  CUDA_TRY(cudaMemsetAsync(flag.data(), 0, keys + 1, s));
   mark_keys_kernel<<<grid_for(ncells), kBlock, 0, s>>>(cells, ncells, d, flag.data());
   GD_CHECK_LAUNCH("mark_keys_kernel");
   below = ctx.alloc<uint32_t>(keys + 1, "cells below each key");
+  using Ft = thrust::transform_iterator<FlagCount, thrust::counting_iterator<uint64_t>>;
+  Ft in(thrust::counting_iterator<uint64_t>(0), FlagCount{flag.data()});
   size_t bytes = 0;
-  CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, bytes, flag.data(), below.data(), keys + 1, s));
+  CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, below.data(), keys + 1, s));
   auto temp = ctx.alloc<uint8_t>(std::max<size_t>(bytes, 1), "key scan");
-  CUDA_TRY(
-      cub::DeviceScan::ExclusiveSum(temp.data(), bytes, flag.data(), below.data(), keys + 1, s));
+  CUDA_TRY(cub::DeviceScan::ExclusiveSum(temp.data(), bytes, in, below.data(), keys + 1, s));
   d.below = below.data();  // read by the window kernel, next on the stream
   return d;
 }
@@ -448,29 +505,41 @@ void finish_grid(RunContext& ctx, NdGridDev<D>& g, const CellMap& m, const AxisB
                                                        g.cell_of.data(), n, g.start.data(),
                                                        cells.data());
   GD_CHECK_LAUNCH("cell_starts_kernel");
+  trace_point(s, "nd grid: cell starts");
   g.box = ctx.alloc<BoxD<D>>(g.ncells, "cell boxes");
   {
     using It = thrust::transform_iterator<PointBox<D>, thrust::counting_iterator<uint64_t>>;
     It in(thrust::counting_iterator<uint64_t>(0), PointBox<D>{g.p.data(), D});
     reduce_by_cell(ctx, g.cell_of.data(), in, g.box.data(), MergeBox<D>{}, n, "cell boxes");
   }
+  trace_point(s, "nd grid: cell boxes");
   g.small = ctx.alloc<uint8_t>(g.ncells, "small cells");
   g.win = ctx.alloc<CellRange>(static_cast<size_t>(g.ncells) * g.nwin(), "cell windows");
   auto work = ctx.alloc<uint64_t>(g.ncells, "work per cell");
+  g.large = ctx.alloc<uint32_t>(g.ncells, "large small cells");
+  auto totals = ctx.alloc<GridTotals>(1, "grid totals");
+  CUDA_TRY(cudaMemsetAsync(totals.data(), 0, sizeof(GridTotals), s));
   device_buffer<uint32_t> below;
   const DenseCells dense = dense_keys(ctx, cells.data(), g.ncells, n, m, box, below);
+  trace_point(s, "nd grid: dense table");
   window_kernel<D><<<grid_for(g.ncells), kBlock, 0, s>>>(cells.data(), g.radius, g.ncells, g.eps,
                                                          need, dense, g.start.data(), g.box.data(),
                                                          g.small.data(), g.win.data(),
-                                                         work.data());
+                                                         work.data(), g.large.data(),
+                                                         totals.data());
   GD_CHECK_LAUNCH("window_kernel");
-  auto total = ctx.alloc<uint64_t>(1, "work estimate");
+  trace_point(s, "nd grid: windows");
+  uint64_t* total = &totals.data()->work;
   size_t bytes = 0;
-  CUDA_TRY(cub::DeviceReduce::Sum(nullptr, bytes, work.data(), total.data(), g.ncells, s));
+  CUDA_TRY(cub::DeviceReduce::Sum(nullptr, bytes, work.data(), total, g.ncells, s));
   auto temp = ctx.alloc<uint8_t>(std::max<size_t>(bytes, 1), "work reduction");
-  CUDA_TRY(cub::DeviceReduce::Sum(temp.data(), bytes, work.data(), total.data(), g.ncells, s));
-  CUDA_TRY(cudaMemcpyAsync(&g.work, total.data(), sizeof g.work, cudaMemcpyDeviceToHost, s));
+  CUDA_TRY(cub::DeviceReduce::Sum(temp.data(), bytes, work.data(), total, g.ncells, s));
+  GridTotals t;
+  CUDA_TRY(cudaMemcpyAsync(&t, totals.data(), sizeof t, cudaMemcpyDeviceToHost, s));
   ctx.wait();
+  g.work = t.work;
+  g.nlarge = t.large;
+  trace_point(s, "nd grid: work total");
 }
 
 // ---- the stages ------------------------------------------------------------------
@@ -496,9 +565,9 @@ __global__ void core_kernel(NdView<D> g, int64_t minpoints, Batch batch, const v
   if (!found.core()) {
     double p[D];
     load(g, i, p);
-    const CellRange* win = g.win + static_cast<size_t>(c) * g.nwin;
     for (int r = 0; r < g.nwin && !found.core(); ++r) {
-      for (uint32_t n = win[r].lo; n < win[r].hi; ++n) {
+      const CellRange w = g.window(c, r);
+      for (uint32_t n = w.lo; n < w.hi; ++n) {
         if (n == c && g.small[c]) continue;
         const BoxD<D> b = g.box[n];
         if (!box_near<D>(p, b, g.eps)) continue;
@@ -566,9 +635,9 @@ __global__ void union_kernel(NdView<D> g, const uint8_t* __restrict__ core,
     if (core[q] && core[q] != old && within_eps_d<D>(p, g.point(q), g.eps) &&
         uf_find(parent, i) != uf_find(parent, q))
       uf_unite(parent, i, q);
-  const CellRange* win = g.win + static_cast<size_t>(c) * g.nwin;
   for (int r = 0; r < g.nwin; ++r) {
-    for (uint32_t n = win[r].lo; n < win[r].hi; ++n) {
+    const CellRange w = g.window(c, r);
+    for (uint32_t n = w.lo; n < w.hi; ++n) {
       if (n == c) continue;
       const uint32_t f = first_core[n];
       if (f == kNone) continue;
@@ -593,10 +662,6 @@ __global__ void union_kernel(NdView<D> g, const uint8_t* __restrict__ core,
   }
 }
 
-// Cells of at most this many points are joined to each other one thread a
-// cell pair (at most kThreadCell^2 tests), larger ones one warp a cell.
-constexpr uint32_t kThreadCell = 32;
-
 // fresh (null: every cell) marks the cells holding a new core point in a
 // sweep's later values: two cells without one were joined, or not, before.
 template <int D>
@@ -611,9 +676,9 @@ __global__ void tiny_union_kernel(NdView<D> g, const uint8_t* __restrict__ core,
   const uint32_t fa = first_core[c], ae = g.start[c + 1];
   if (fa == kNone || !g.small[c] || ae - g.start[c] > kThreadCell) return;
   const BoxD<D> a = g.box[c];
-  const CellRange* win = g.win + static_cast<size_t>(c) * g.nwin;
   for (int r = 0; r < g.nwin; ++r) {
-    for (uint32_t n = max(win[r].lo, c + 1); n < win[r].hi; ++n) {
+    const CellRange w = g.window(c, r);
+    for (uint32_t n = max(w.lo, c + 1); n < w.hi; ++n) {
       const uint32_t fn = first_core[n], ne = g.start[n + 1];
       if (fn == kNone || !g.small[n] || ne - g.start[n] > kThreadCell) continue;
       if (fresh != nullptr && !fresh[c] && !fresh[n]) continue;
@@ -638,19 +703,19 @@ __global__ void cell_union_kernel(NdView<D> g, const uint8_t* __restrict__ core,
                                   const uint32_t* __restrict__ first_core,
                                   const uint8_t* __restrict__ fresh, const volatile int* stop,
                                   uint32_t* parent) {
-  const uint64_t c64 = (static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  const uint64_t k = (static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   const unsigned lane = threadIdx.x % 32;
-  if (c64 >= g.ncells) return;  // the whole warp
-  const uint32_t c = static_cast<uint32_t>(c64);
+  if (k >= g.nlarge) return;  // the whole warp
+  const uint32_t c = g.large[k];
   const uint32_t fa = first_core[c], ae = g.start[c + 1], size = ae - g.start[c];
-  if (fa == kNone || !g.small[c] || size <= kThreadCell) return;
+  if (fa == kNone) return;
   const BoxD<D> a = g.box[c];
-  const CellRange* win = g.win + static_cast<size_t>(c) * g.nwin;
   for (int r = 0; r < g.nwin; ++r) {
+    const CellRange w = g.window(c, r);
     // The flag read by one lane for the warp (cancelled() syncs the block,
     // whose warps leave at different points here).
     if (__shfl_sync(0xffffffffu, lane == 0 && *stop != 0, 0)) return;
-    for (uint32_t n = win[r].lo; n < win[r].hi; ++n) {
+    for (uint32_t n = w.lo; n < w.hi; ++n) {
       const uint32_t fn = first_core[n], ne = g.start[n + 1], nsize = ne - g.start[n];
       if (n == c || fn == kNone || !g.small[n] || nsize > size || (nsize == size && n < c))
         continue;
@@ -695,9 +760,10 @@ __global__ void border_kernel(NdView<D> g, const uint8_t* __restrict__ core,
   double p[D];
   load(g, i, p);
   uint64_t best = kNoCore;
-  const CellRange* win = g.win + static_cast<size_t>(g.cell_of[i]) * g.nwin;
+  const uint32_t c = g.cell_of[i];
   for (int r = 0; r < g.nwin; ++r) {
-    for (uint32_t n = win[r].lo; n < win[r].hi; ++n) {
+    const CellRange w = g.window(c, r);
+    for (uint32_t n = w.lo; n < w.hi; ++n) {
       if (cell_min_core[n] >= best) continue;
       const BoxD<D> b = g.box[n];
       if (!box_near<D>(p, b, g.eps)) continue;
@@ -738,9 +804,10 @@ __device__ __forceinline__ void pairs_from(const NdView<D>& g, uint32_t i, doubl
   double p[D];
   load(g, i, p);
   const bool band = inner >= 0;
-  const CellRange* win = g.win + static_cast<size_t>(g.cell_of[i]) * g.nwin;
+  const uint32_t c = g.cell_of[i];
   for (int r = 0; r < g.nwin; ++r) {
-    for (uint32_t n = win[r].lo; n < win[r].hi; ++n) {
+    const CellRange w = g.window(c, r);
+    for (uint32_t n = w.lo; n < w.hi; ++n) {
       const uint32_t qe = g.start[n + 1];
       if (qe <= i + 1) continue;
       const BoxD<D> b = g.box[n];
@@ -802,6 +869,7 @@ template <int D>
 NdGridDev<D> build_grid(RunContext& ctx, const double* coords, uint32_t n, double eps,
                         int64_t minpoints) {
   const AxisBox box = axis_box(ctx, coords, D, n);
+  trace_point(ctx.stream(), "nd: bounds");
   for (int a = 0; a < 3; ++a)
     if (!(std::isfinite(box.lo[a]) && std::isfinite(box.hi[a])))
       throw Error(GD_ERR_INVALID, "point coordinates must be finite");
@@ -810,6 +878,7 @@ NdGridDev<D> build_grid(RunContext& ctx, const double* coords, uint32_t n, doubl
   // are possible at all and the cells fit one key, else by their sort.
   NdGridDev<D> g;
   uint32_t coarse = use_fine_cells(D, n, 0) ? count_cells(ctx, coords, D, n, m, box) : 0;
+  trace_point(ctx.stream(), "nd: coarse cell count");
   if (coarse == 0) {
     g = sort_points<D>(ctx, coords, n, m, box, 1, eps);
     coarse = g.ncells;
@@ -821,6 +890,7 @@ NdGridDev<D> build_grid(RunContext& ctx, const double* coords, uint32_t n, doubl
   } else if (g.n == 0) {
     g = sort_points<D>(ctx, coords, n, m, box, 1, eps);
   }
+  trace_point(ctx.stream(), "nd: sort points");
   finish_grid<D>(ctx, g, m, box, core_need(minpoints));
   return g;
 }
@@ -835,6 +905,7 @@ void core_flags(RunContext& ctx, const NdView<D>& v, uint32_t nb, int64_t minpoi
     GD_CHECK_LAUNCH("nd core_kernel");
   });
   ctx.wait();
+  trace_point(ctx.stream(), "nd: core flags");
 }
 
 // 1 for a new core point (core mark 2).
@@ -877,6 +948,7 @@ void clusters_of(RunContext& ctx, const NdView<D>& v, uint32_t nb, int64_t minpo
     using It = thrust::transform_iterator<FirstCore, thrust::counting_iterator<uint64_t>>;
     It in(thrust::counting_iterator<uint64_t>(0), FirstCore{core});
     reduce_by_cell(ctx, v.cell_of, in, first_core.data(), MinU32{}, n, "first core reduction");
+    trace_point(s, "nd union: first cores");
     device_buffer<uint8_t> fresh;
     if (step) {
       fresh = ctx.alloc<uint8_t>(v.ncells, "cells with a new core point");
@@ -889,13 +961,18 @@ void clusters_of(RunContext& ctx, const NdView<D>& v, uint32_t nb, int64_t minpo
                                                 parent);
       GD_CHECK_LAUNCH("nd union_kernel");
     });
+    trace_point(s, "nd union: point walks");
     tiny_union_kernel<D><<<grid_for(v.ncells), kBlock, 0, s>>>(v, core, first_core.data(),
                                                                fresh.data(), stop, parent);
     GD_CHECK_LAUNCH("nd tiny_union_kernel");
-    cell_union_kernel<D><<<grid_for(static_cast<uint64_t>(v.ncells) * 32), kBlock, 0, s>>>(
-        v, core, first_core.data(), fresh.data(), stop, parent);
-    GD_CHECK_LAUNCH("nd cell_union_kernel");
+    trace_point(s, "nd union: tiny cell pairs");
+    if (v.nlarge != 0) {
+      cell_union_kernel<D><<<grid_for(static_cast<uint64_t>(v.nlarge) * 32), kBlock, 0, s>>>(
+          v, core, first_core.data(), fresh.data(), stop, parent);
+      GD_CHECK_LAUNCH("nd cell_union_kernel");
+    }
     ctx.wait();
+    trace_point(s, "nd union: large cell pairs");
   }
   stats.t_union += sw.lap();
 
@@ -905,11 +982,14 @@ void clusters_of(RunContext& ctx, const NdView<D>& v, uint32_t nb, int64_t minpo
       border_kernel<D><<<blocks, kBlock, 0, s>>>(v, core, cell_min_core.data(), b, stop, parent);
       GD_CHECK_LAUNCH("nd border_kernel");
     });
+    trace_point(s, "nd: smallest cores, borders");
   }
   final_kernel<D><<<grid_for(n), kBlock, 0, s>>>(v, core, parent, d_rep, core_out);
   GD_CHECK_LAUNCH("nd final_kernel");
+  trace_point(s, "nd: final reps");
   rank_reps(ctx, n, d_rep);
   ctx.wait();
+  trace_point(s, "nd: rank reps");
   stats.t_label += sw.lap();
 }
 
@@ -1043,10 +1123,10 @@ void with_dims(int dims, Fn&& fn) {
 
 // What one run holds at its peak, per point: the coordinates twice, the
 // sort's keys and orders, the cell of each point, core flags, parents and
-// representatives; the cells' boxes and windows at most as many again; the
-// dense table of cells (two words a key).
+// representatives; the cells' boxes, windows and the list of large cells at
+// most as many again; the dense table of cells (a byte and a word a key).
 size_t nd_bytes_per_point(int dims) {
-  return 16u * dims + 48 + 2u * 8 * dims + 200 + 8 * kDenseKeysPerPoint;
+  return 16u * dims + 48 + 2u * 8 * dims + 204 + 5 * kDenseKeysPerPoint;
 }
 
 void start_stats(gd_run_stats& stats, uint32_t n, int device) {

@@ -51,7 +51,9 @@ LABELS=$BUILD_ROOT/nd-labels
 if [ -n "${ANCHORS:-}" ]; then ANCHOR_DIR=$ANCHORS
 elif [ -d "$REPO/anchors" ]; then ANCHOR_DIR=$REPO/anchors
 else ANCHOR_DIR=$REPO/../shared/anchors; fi
-if ! ANCHOR_DIR=$(cd "$ANCHOR_DIR" 2>/dev/null && pwd) || [ ! -f "$ANCHOR_DIR/arborx_bench/build_and_run.sh" ]; then
+# (only a build needs them: NO_BUILD=1 runs binaries built before, e.g. carried)
+if [ "${NO_BUILD:-0}" != 1 ] && { ! ANCHOR_DIR=$(cd "$ANCHOR_DIR" 2>/dev/null && pwd) ||
+  [ ! -f "$ANCHOR_DIR/arborx_bench/build_and_run.sh" ]; }; then
   echo "run.sh: no anchors (arborx_bench/build_and_run.sh) at ${ANCHORS:-./anchors or ../shared/anchors}" >&2
   exit 2
 fi
