@@ -83,11 +83,19 @@ CellMap choose_cells(const AxisBox& box, int axes, bool fine, double reach);
 // this many per coarse cell (measured on uniform and clustered 3D sets of
 // 1M points).
 constexpr double kFineOccupancy = 4;
+// The device's threshold: a point of a coarse cell that is not small walks
+// its neighbours' points, which costs a warp more than a thread, while fine
+// cells are joined pair by pair (H200, 1M and 10M 3-D points: uniform at
+// 1.1-1.75 points a coarse cell 1.0 / 12.8 ms coarse against 2.4 / 16.4
+// fine; blobs at 2.6, 4.5 ms coarse against 3.4 fine).
+constexpr double kDeviceFineOccupancy = 2;
 
 // Whether n points of dims coordinates that fill coarse_cells coarse cells
-// are clustered on fine cells (the CPU's nd_cluster_grid and the device).
-inline bool use_fine_cells(int dims, uint64_t n, uint64_t coarse_cells) {
-  return dims <= 3 && static_cast<double>(n) >= kFineOccupancy * static_cast<double>(coarse_cells);
+// are clustered on fine cells (the CPU's nd_cluster_grid; the device with
+// kDeviceFineOccupancy).
+inline bool use_fine_cells(int dims, uint64_t n, uint64_t coarse_cells,
+                           double occupancy = kFineOccupancy) {
+  return dims <= 3 && static_cast<double>(n) >= occupancy * static_cast<double>(coarse_cells);
 }
 
 }  // namespace gd

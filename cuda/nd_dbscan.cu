@@ -134,6 +134,7 @@ struct NdGridDev {
   device_buffer<uint32_t> large;
   uint32_t nlarge = 0;
   uint64_t work = 0;
+  device_buffer<uint64_t> keys;  // the sorted points' cell keys (one-key grids), until finish_grid
 
   int nwin() const { return (2 * radius + 1) * (2 * radius + 1); }
   NdView<D> view() const {
@@ -180,13 +181,17 @@ __global__ void gather_kernel(const double* __restrict__ coords, const uint32_t*
   out[t] = coords[static_cast<uint64_t>(idx[j]) * D + k];
 }
 
-// 1 where sorted point j starts a cell.
+// 1 where sorted point j starts a cell: its key differs from the previous
+// point's where the grid has keys, else its cell.
 template <int D>
 struct StartsCell {
   const double* p;
   CellMap map;
+  const uint64_t* keys;  // sorted cell keys, or null
   __host__ __device__ uint32_t operator()(uint64_t j) const {
-    return j == 0 || !(map.cell_of(p + j * D) == map.cell_of(p + (j - 1) * D)) ? 1u : 0u;
+    if (j == 0) return 1u;
+    if (keys != nullptr) return keys[j] != keys[j - 1] ? 1u : 0u;
+    return !(map.cell_of(p + j * D) == map.cell_of(p + (j - 1) * D)) ? 1u : 0u;
   }
 };
 
@@ -325,9 +330,11 @@ AxisBox axis_box(RunContext& ctx, const double* coords, int dims, uint32_t n) {
 int key_bits(uint64_t max_key) { return max_key == 0 ? 1 : 64 - __builtin_clzll(max_key); }
 
 // Sorts the points by cell (radix sort of 64-bit keys: one pass of the whole
-// cell where the cells fit, else a stable pass per axis, last axis first).
+// cell where the cells fit, which leaves the sorted keys in sorted_keys, else
+// a stable pass per axis, last axis first).
 device_buffer<uint32_t> sort_by_cell(RunContext& ctx, const double* coords, int dims, uint32_t n,
-                                     const CellMap& m, const AxisBox& box) {
+                                     const CellMap& m, const AxisBox& box,
+                                     device_buffer<uint64_t>& sorted_keys) {
   cudaStream_t s = ctx.stream();
   const CellCounts k = cell_counts(m, box);
   const uint64_t* count = k.count;
@@ -359,6 +366,7 @@ device_buffer<uint32_t> sort_by_cell(RunContext& ctx, const double* coords, int 
                                              idx_a.data(), idx_b.data(), n, 0, bits, s));
     std::swap(idx_a, idx_b);
   }
+  if (one_key) sorted_keys = std::move(keys_b);
   return idx_a;
 }
 
@@ -439,7 +447,7 @@ NdGridDev<D> sort_points(RunContext& ctx, const double* coords, uint32_t n, cons
   g.n = n;
   g.eps = eps;
   g.radius = radius;
-  g.idx = sort_by_cell(ctx, coords, D, n, m, box);
+  g.idx = sort_by_cell(ctx, coords, D, n, m, box, g.keys);
   g.p = ctx.alloc<double>(static_cast<size_t>(n) * D, "sorted coordinates");
   gather_kernel<D><<<grid_for(static_cast<uint64_t>(n) * D), kBlock, 0, s>>>(coords, g.idx.data(),
                                                                             n, g.p.data());
@@ -447,7 +455,7 @@ NdGridDev<D> sort_points(RunContext& ctx, const double* coords, uint32_t n, cons
   g.cell_of = ctx.alloc<uint32_t>(n, "cell of each point");
   {
     using It = thrust::transform_iterator<StartsCell<D>, thrust::counting_iterator<uint64_t>>;
-    It in(thrust::counting_iterator<uint64_t>(0), StartsCell<D>{g.p.data(), m});
+    It in(thrust::counting_iterator<uint64_t>(0), StartsCell<D>{g.p.data(), m, g.keys.data()});
     size_t bytes = 0;
     CUDA_TRY(cub::DeviceScan::InclusiveSum(nullptr, bytes, in, g.cell_of.data(), n, s));
     auto temp = ctx.alloc<uint8_t>(std::max<size_t>(bytes, 1), "cell scan");
@@ -501,10 +509,11 @@ void finish_grid(RunContext& ctx, NdGridDev<D>& g, const CellMap& m, const AxisB
   GD_CHECK_LAUNCH("minus_one_kernel");
   g.start = ctx.alloc<uint32_t>(static_cast<size_t>(g.ncells) + 1, "cell starts");
   auto cells = ctx.alloc<NdCell>(g.ncells, "cells");
-  cell_starts_kernel<D><<<grid_for(n), kBlock, 0, s>>>(StartsCell<D>{g.p.data(), m},
+  cell_starts_kernel<D><<<grid_for(n), kBlock, 0, s>>>(StartsCell<D>{g.p.data(), m, g.keys.data()},
                                                        g.cell_of.data(), n, g.start.data(),
                                                        cells.data());
   GD_CHECK_LAUNCH("cell_starts_kernel");
+  g.keys = device_buffer<uint64_t>();
   trace_point(s, "nd grid: cell starts");
   g.box = ctx.alloc<BoxD<D>>(g.ncells, "cell boxes");
   {
@@ -883,7 +892,7 @@ NdGridDev<D> build_grid(RunContext& ctx, const double* coords, uint32_t n, doubl
     g = sort_points<D>(ctx, coords, n, m, box, 1, eps);
     coarse = g.ncells;
   }
-  if (use_fine_cells(D, n, coarse)) {
+  if (use_fine_cells(D, n, coarse, kDeviceFineOccupancy)) {
     g = NdGridDev<D>();
     m = choose_cells(box, 3, true, eps);
     g = sort_points<D>(ctx, coords, n, m, box, 2, eps);
@@ -1122,11 +1131,11 @@ void with_dims(int dims, Fn&& fn) {
 }
 
 // What one run holds at its peak, per point: the coordinates twice, the
-// sort's keys and orders, the cell of each point, core flags, parents and
-// representatives; the cells' boxes, windows and the list of large cells at
+// sort's keys (the sorted ones until the cells are found) and orders, the
+// cell of each point, core flags, parents and representatives; the cells' boxes, windows and the list of large cells at
 // most as many again; the dense table of cells (a byte and a word a key).
 size_t nd_bytes_per_point(int dims) {
-  return 16u * dims + 48 + 2u * 8 * dims + 204 + 5 * kDenseKeysPerPoint;
+  return 16u * dims + 56 + 2u * 8 * dims + 204 + 5 * kDenseKeysPerPoint;
 }
 
 void start_stats(gd_run_stats& stats, uint32_t n, int device) {
