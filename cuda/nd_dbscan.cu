@@ -249,7 +249,8 @@ struct GridTotals {
 // lexicographic order; found in the dense table, else by binary search);
 // work[c] = its points times the window's points, or its points alone for
 // a small cell of at least need points (they are core without a search,
-// join their cell's first core, and are no border).
+// join their cell's first core, and are no border); a small cell of more
+// than kThreadCell points goes to the list large.
 template <int D>
 __global__ void window_kernel(const NdCell* __restrict__ cells, int radius, uint32_t ncells,
                               double eps, int64_t need, DenseCells dense,
@@ -303,7 +304,8 @@ __global__ void window_kernel(const NdCell* __restrict__ cells, int radius, uint
   }
   const uint64_t size = start[c + 1] - start[c];
   work[c] = small[c] && static_cast<int64_t>(size) >= need ? size : seen * size;
-  if (small[c] && size > kThreadCell) large[atomicAdd(&totals->large, 1u)] = static_cast<uint32_t>(c);
+  if (small[c] && size > kThreadCell)
+    large[atomicAdd(&totals->large, 1u)] = static_cast<uint32_t>(c);
 }
 
 // The points' box on the first three axes.
@@ -383,9 +385,10 @@ struct KeyStarts {
   }
 };
 
-// How many cells of m the points fill, from their keys sorted alone (no
-// order, no coordinates moved: only the count decides between coarse and
-// fine cells); 0 where the cells do not fit one 64-bit key.
+// How many cells of m the points fill, from a flag per key where the keys
+// are few, else from their keys sorted alone (no order, no coordinates
+// moved: only the count decides between coarse and fine cells); 0 where the
+// cells do not fit one 64-bit key.
 uint32_t count_cells(RunContext& ctx, const double* coords, int dims, uint32_t n,
                      const CellMap& m, const AxisBox& box) {
   cudaStream_t s = ctx.stream();
@@ -476,7 +479,6 @@ __global__ void minus_one_kernel(uint32_t* v, uint32_t n) {
 
 // The dense table of the cells of g under m (points in box), where the grid
 // has at most kDenseKeysPerPoint keys a point; else below stays empty.
-
 DenseCells dense_keys(RunContext& ctx, const NdCell* cells, uint32_t ncells, uint32_t n,
                       const CellMap& m, const AxisBox& box, device_buffer<uint32_t>& below) {
   DenseCells d;
@@ -500,6 +502,8 @@ DenseCells dense_keys(RunContext& ctx, const NdCell* cells, uint32_t ncells, uin
   return d;
 }
 
+// The cells' starts, boxes, small flags, windows, large list and the work
+// estimate.
 template <int D>
 void finish_grid(RunContext& ctx, NdGridDev<D>& g, const CellMap& m, const AxisBox& box,
                  int64_t need) {
@@ -509,9 +513,9 @@ void finish_grid(RunContext& ctx, NdGridDev<D>& g, const CellMap& m, const AxisB
   GD_CHECK_LAUNCH("minus_one_kernel");
   g.start = ctx.alloc<uint32_t>(static_cast<size_t>(g.ncells) + 1, "cell starts");
   auto cells = ctx.alloc<NdCell>(g.ncells, "cells");
-  cell_starts_kernel<D><<<grid_for(n), kBlock, 0, s>>>(StartsCell<D>{g.p.data(), m, g.keys.data()},
-                                                       g.cell_of.data(), n, g.start.data(),
-                                                       cells.data());
+  const StartsCell<D> starts{g.p.data(), m, g.keys.data()};
+  cell_starts_kernel<D><<<grid_for(n), kBlock, 0, s>>>(starts, g.cell_of.data(), n,
+                                                       g.start.data(), cells.data());
   GD_CHECK_LAUNCH("cell_starts_kernel");
   g.keys = device_buffer<uint64_t>();
   trace_point(s, "nd grid: cell starts");
@@ -1132,8 +1136,9 @@ void with_dims(int dims, Fn&& fn) {
 
 // What one run holds at its peak, per point: the coordinates twice, the
 // sort's keys (the sorted ones until the cells are found) and orders, the
-// cell of each point, core flags, parents and representatives; the cells' boxes, windows and the list of large cells at
-// most as many again; the dense table of cells (a byte and a word a key).
+// cell of each point, core flags, parents and representatives; the cells'
+// boxes, windows and the list of large cells at most as many again; the
+// dense table of cells (a byte and a word a key).
 size_t nd_bytes_per_point(int dims) {
   return 16u * dims + 56 + 2u * 8 * dims + 204 + 5 * kDenseKeysPerPoint;
 }
