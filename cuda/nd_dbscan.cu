@@ -385,6 +385,22 @@ struct KeyStarts {
   }
 };
 
+// The sum of items ones and zeros (a cell's first point, an occupied key),
+// read back: a count of cells.
+template <class It>
+uint32_t cell_count(RunContext& ctx, It in, uint64_t items) {
+  cudaStream_t s = ctx.stream();
+  auto cells = ctx.alloc<uint32_t>(1, "cell count");
+  size_t bytes = 0;
+  CUDA_TRY(cub::DeviceReduce::Sum(nullptr, bytes, in, cells.data(), items, s));
+  auto temp = ctx.alloc<uint8_t>(std::max<size_t>(bytes, 1), "cell count reduction");
+  CUDA_TRY(cub::DeviceReduce::Sum(temp.data(), bytes, in, cells.data(), items, s));
+  uint32_t out = 0;
+  CUDA_TRY(cudaMemcpyAsync(&out, cells.data(), sizeof out, cudaMemcpyDeviceToHost, s));
+  ctx.wait();
+  return out;
+}
+
 // How many cells of m the points fill, from a flag per key where the keys
 // are few, else from their keys sorted alone (no order, no coordinates
 // moved: only the count decides between coarse and fine cells); 0 where the
@@ -405,16 +421,8 @@ uint32_t count_cells(RunContext& ctx, const double* coords, int dims, uint32_t n
     mark_point_keys_kernel<<<grid_for(n), kBlock, 0, s>>>(key, n, flag.data());
     GD_CHECK_LAUNCH("mark_point_keys_kernel");
     using Ft = thrust::transform_iterator<FlagCount, thrust::counting_iterator<uint64_t>>;
-    Ft in(thrust::counting_iterator<uint64_t>(0), FlagCount{flag.data()});
-    auto cells = ctx.alloc<uint32_t>(1, "cell count");
-    size_t rbytes = 0;
-    CUDA_TRY(cub::DeviceReduce::Sum(nullptr, rbytes, in, cells.data(), keys, s));
-    auto rtemp = ctx.alloc<uint8_t>(std::max<size_t>(rbytes, 1), "cell count reduction");
-    CUDA_TRY(cub::DeviceReduce::Sum(rtemp.data(), rbytes, in, cells.data(), keys, s));
-    uint32_t out = 0;
-    CUDA_TRY(cudaMemcpyAsync(&out, cells.data(), sizeof out, cudaMemcpyDeviceToHost, s));
-    ctx.wait();
-    return out;
+    return cell_count(ctx, Ft(thrust::counting_iterator<uint64_t>(0), FlagCount{flag.data()}),
+                      keys);
   }
   auto keys_a = ctx.alloc<uint64_t>(n, "cell keys");
   auto keys_b = ctx.alloc<uint64_t>(n, "cell keys (sorted)");
@@ -428,16 +436,7 @@ uint32_t count_cells(RunContext& ctx, const double* coords, int dims, uint32_t n
   CUDA_TRY(cub::DeviceRadixSort::SortKeys(temp.data(), bytes, keys_a.data(), keys_b.data(), n,
                                           0, bits, s));
   using It = thrust::transform_iterator<KeyStarts, thrust::counting_iterator<uint64_t>>;
-  It in(thrust::counting_iterator<uint64_t>(0), KeyStarts{keys_b.data()});
-  auto cells = ctx.alloc<uint32_t>(1, "cell count");
-  size_t rbytes = 0;
-  CUDA_TRY(cub::DeviceReduce::Sum(nullptr, rbytes, in, cells.data(), n, s));
-  auto rtemp = ctx.alloc<uint8_t>(std::max<size_t>(rbytes, 1), "cell count reduction");
-  CUDA_TRY(cub::DeviceReduce::Sum(rtemp.data(), rbytes, in, cells.data(), n, s));
-  uint32_t out = 0;
-  CUDA_TRY(cudaMemcpyAsync(&out, cells.data(), sizeof out, cudaMemcpyDeviceToHost, s));
-  ctx.wait();
-  return out;
+  return cell_count(ctx, It(thrust::counting_iterator<uint64_t>(0), KeyStarts{keys_b.data()}), n);
 }
 
 // Points sorted by cell under m: the order, the sorted coordinates, and the
