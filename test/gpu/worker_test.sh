@@ -99,17 +99,23 @@ out=$(cat /tmp/gd_conc.{1,2,3,4} | tr '\n' ' ')
 # same ids as the CPU's fast path, whatever the window and the workers (q:
 # partitions in heap order, clustered where the read left them; p: sorted,
 # each partition copied once into memory the worker maps)
+# same_as_cpu W WHAT KEY ROWS SQL: SQL's ids (column k, one row per KEY) with
+# backend gpu equal those with backend cpu, W workers reading, and ROWS over
+# the GPU's rows counts every point of ref
+same_as_cpu() {
+	local out
+	out=$(q -c "SET gpu_dbscan.scan_workers = $1" -c "SET max_parallel_workers_per_gather = $1" \
+		-c "SET gpu_dbscan.backend = cpu" -c "CREATE TEMP TABLE c AS $5" \
+		-c "SET gpu_dbscan.backend = gpu" -c "CREATE TEMP TABLE g AS $5" \
+		-c "SELECT count(*) FROM c FULL JOIN g USING ($3) WHERE c.k IS DISTINCT FROM g.k" \
+		-c "SELECT $4 FROM g" 2>&1 | tr '\n' ' ')
+	[[ $out == "0 1000000 " ]] && ok "in place, $1 workers, $2: ids equal the CPU's" ||
+		bad "in place, $1 workers, $2: '$out'"
+}
 for w in 0 4; do
 	for over in "ORDER BY id" "" "PARTITION BY q ORDER BY id" "PARTITION BY p ORDER BY id" "PARTITION BY p"; do
-		out=$(q -c "SET gpu_dbscan.scan_workers = $w" -c "SET max_parallel_workers_per_gather = $w" \
-			-c "SET gpu_dbscan.backend = cpu" \
-			-c "CREATE TEMP TABLE c AS SELECT id, gpu_dbscan(geom, 1, 10) OVER ($over) k FROM ref" \
-			-c "SET gpu_dbscan.backend = gpu" \
-			-c "CREATE TEMP TABLE g AS SELECT id, gpu_dbscan(geom, 1, 10) OVER ($over) k FROM ref" \
-			-c "SELECT count(*) FROM c JOIN g USING (id) WHERE c.k IS DISTINCT FROM g.k" \
-			-c "SELECT count(*) FROM g" 2>&1 | tr '\n' ' ')
-		[[ $out == "0 1000000 " ]] && ok "in place, $w workers, OVER ($over): ids equal the CPU's" ||
-			bad "in place, $w workers, OVER ($over): '$out'"
+		same_as_cpu "$w" "OVER ($over)" id "count(*)" \
+			"SELECT id, gpu_dbscan(geom, 1, 10) OVER ($over) k FROM ref"
 	done
 	plan=$(q -c "SET gpu_dbscan.scan_workers = $w" -c "SET max_parallel_workers_per_gather = $w" \
 		-c "SET gpu_dbscan.backend = gpu" -c "EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF)
@@ -125,15 +131,8 @@ done
 for w in 0 4; do
 	for grp in "q" "p" "q ORDER BY id" "p ORDER BY id"; do
 		g=${grp%% *} order=${grp#?}
-		out=$(q -c "SET gpu_dbscan.scan_workers = $w" -c "SET max_parallel_workers_per_gather = $w" \
-			-c "SET gpu_dbscan.backend = cpu" \
-			-c "CREATE TEMP TABLE c AS SELECT $g AS g, gpu_dbscan_agg(geom, 1, 10$order) k FROM ref GROUP BY $g" \
-			-c "SET gpu_dbscan.backend = gpu" \
-			-c "CREATE TEMP TABLE a AS SELECT $g AS g, gpu_dbscan_agg(geom, 1, 10$order) k FROM ref GROUP BY $g" \
-			-c "SELECT count(*) FROM c FULL JOIN a USING (g) WHERE c.k IS DISTINCT FROM a.k" \
-			-c "SELECT sum(cardinality(k)) FROM a" 2>&1 | tr '\n' ' ')
-		[[ $out == "0 1000000 " ]] && ok "in place, $w workers, gpu_dbscan_agg GROUP BY $grp: ids equal the CPU's" ||
-			bad "in place, $w workers, gpu_dbscan_agg GROUP BY $grp: '$out'"
+		same_as_cpu "$w" "gpu_dbscan_agg GROUP BY $grp" g "sum(cardinality(k))" \
+			"SELECT $g AS g, gpu_dbscan_agg(geom, 1, 10$order) k FROM ref GROUP BY $g"
 	done
 	plan=$(q -c "SET gpu_dbscan.scan_workers = $w" -c "SET max_parallel_workers_per_gather = $w" \
 		-c "SET gpu_dbscan.backend = gpu" -c "EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF)
