@@ -207,6 +207,50 @@ __global__ void cell_starts_kernel(StartsCell<D> starts, const uint32_t* __restr
   if (j == 0) start[cell_of[n - 1] + 1] = n;
 }
 
+// Each cell's box: one thread a cell of at most kThreadCell points (the
+// points of neighbouring cells are neighbours in memory); the larger cells
+// go to big, for box_warp_kernel.
+template <int D>
+__global__ void box_kernel(const double* __restrict__ p, const uint32_t* __restrict__ start,
+                           uint32_t ncells, BoxD<D>* __restrict__ box, uint32_t* __restrict__ big,
+                           uint32_t* nbig) {
+  const uint64_t c = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (c >= ncells) return;
+  const uint32_t b = start[c], e = start[c + 1];
+  if (e - b > kThreadCell) {
+    big[atomicAdd(nbig, 1u)] = static_cast<uint32_t>(c);
+    return;
+  }
+  BoxD<D> r = PointBox<D>{p, D}(b);
+  for (uint32_t i = b + 1; i < e; ++i) r = MergeBox<D>{}(r, PointBox<D>{p, D}(i));
+  box[c] = r;
+}
+
+// The boxes of the big cells, one warp a cell (as many warps as launched,
+// over the list whose length the device holds).
+template <int D>
+__global__ void box_warp_kernel(const double* __restrict__ p, const uint32_t* __restrict__ start,
+                                const uint32_t* __restrict__ big, const uint32_t* nbig,
+                                BoxD<D>* __restrict__ box) {
+  const uint64_t warps = static_cast<uint64_t>(gridDim.x) * blockDim.x / 32;
+  const unsigned lane = threadIdx.x % 32;
+  for (uint64_t k = (static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32; k < *nbig;
+       k += warps) {
+    const uint32_t c = big[k], b = start[c], e = start[c + 1];
+    BoxD<D> r = PointBox<D>{p, D}(b);  // every lane starts from the first point
+    for (uint32_t i = b + lane; i < e; i += 32) r = MergeBox<D>{}(r, PointBox<D>{p, D}(i));
+    for (int off = 16; off > 0; off /= 2) {
+      BoxD<D> o;
+      for (int a = 0; a < D; ++a) {
+        o.lo[a] = __shfl_xor_sync(0xffffffffu, r.lo[a], off);
+        o.hi[a] = __shfl_xor_sync(0xffffffffu, r.hi[a], off);
+      }
+      r = MergeBox<D>{}(r, o);
+    }
+    if (lane == 0) box[c] = r;
+  }
+}
+
 // The grid's cells as one dense array of keys (c0 * count1 + c1) * count2 +
 // c2, as KeyOf's: below[k] = how many occupied cells have a smaller key, so
 // the cells of keys [a, b] are the range [below[a], below[b + 1]).  Built
@@ -520,9 +564,18 @@ void finish_grid(RunContext& ctx, NdGridDev<D>& g, const CellMap& m, const AxisB
   trace_point(s, "nd grid: cell starts");
   g.box = ctx.alloc<BoxD<D>>(g.ncells, "cell boxes");
   {
-    using It = thrust::transform_iterator<PointBox<D>, thrust::counting_iterator<uint64_t>>;
-    It in(thrust::counting_iterator<uint64_t>(0), PointBox<D>{g.p.data(), D});
-    reduce_by_cell(ctx, g.cell_of.data(), in, g.box.data(), MergeBox<D>{}, n, "cell boxes");
+    auto big = ctx.alloc<uint32_t>(g.ncells, "cells boxed by a warp");
+    auto nbig = ctx.alloc<uint32_t>(1, "cells boxed by a warp (count)");
+    CUDA_TRY(cudaMemsetAsync(nbig.data(), 0, sizeof(uint32_t), s));
+    box_kernel<D><<<grid_for(g.ncells), kBlock, 0, s>>>(g.p.data(), g.start.data(), g.ncells,
+                                                        g.box.data(), big.data(), nbig.data());
+    GD_CHECK_LAUNCH("box_kernel");
+    // At most one warp a cell past kThreadCell points, at most 8192 warps.
+    const uint64_t warps = std::min<uint64_t>(n / (kThreadCell + 1) + 1, 8192);
+    box_warp_kernel<D><<<grid_for(warps * 32), kBlock, 0, s>>>(g.p.data(), g.start.data(),
+                                                               big.data(), nbig.data(),
+                                                               g.box.data());
+    GD_CHECK_LAUNCH("box_warp_kernel");
   }
   trace_point(s, "nd grid: cell boxes");
   g.small = ctx.alloc<uint8_t>(g.ncells, "small cells");
