@@ -148,6 +148,7 @@ void sweep_whole(RunContext& ctx, const PointsView& pts, const gd_params& params
     above = static_cast<uint32_t>(m);
     stats.t_label += sw.lap();
     if (pending.valid()) pending.get();  // rethrows what the copy or the emit threw
+    trace_point(nullptr, "sweep: waited for the copy");
     uint32_t* host = out != nullptr ? out[k] : own[k & 1].data();
     pending = std::async(std::launch::async, [&ctx, &copies, &emit, &down_s, &plan, rep, n, host, k] {
       Stopwatch w;
