@@ -84,6 +84,32 @@ inline NdRows blobs(int dims, size_t n, int nblobs, double extent, double sigma,
   return r;
 }
 
+// Points close together on the first three axes (which the grid cuts) and
+// apart on the others: clumps 3 apart on axis 3, spread 0.4 on every later
+// axis, a chain along axis 3 with steps of 0.45, and a tenth of the rows
+// noise.  A cell then holds several clumps, or one clump as several sets
+// at a small eps, or one set of hundreds of points at a large one.
+inline NdRows spread_over_uncut_axes(int dims, size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  NdRows r{dims, {}, {}};
+  std::vector<double> p(dims);
+  for (size_t i = 0; i < n; ++i) {
+    for (int k = 0; k < 3; ++k) p[k] = u(rng);
+    if (i % 10 == 9) {
+      for (int k = 3; k < dims; ++k) p[k] = 25 * u(rng);
+    } else if (i % 10 == 8) {
+      p[3] = 20 + 0.45 * static_cast<double>(i / 10 % 100);
+      for (int k = 4; k < dims; ++k) p[k] = 0.1 * u(rng);
+    } else {
+      const double at = 3.0 * static_cast<double>(rng() % 5);
+      for (int k = 3; k < dims; ++k) p[k] = (k == 3 ? at : 0.0) + 0.8 * u(rng) - 0.4;
+    }
+    r.add(p);
+  }
+  return r;
+}
+
 // A data set and the eps to cluster it at.
 struct NdCase {
   NdRows rows;

@@ -69,6 +69,15 @@ TEST(GpuNd, BlobsMatchReference) {
   }
 }
 
+TEST(GpuNd, CellsSpreadOverUncutAxesMatchReference) {
+  GD_REQUIRE_GPU();
+  for (int dims : {4, 6, 8}) {
+    NdRows r = spread_over_uncut_axes(dims, 1500, 300 + dims);
+    for (double eps : {0.3, 0.5, 0.9, 1.6})
+      for (int64_t m : {2, 5, 12}) expect_gpu_nd(r, eps, m, true);
+  }
+}
+
 TEST(GpuNd, DenseSmallCellPairsMatchReference) {
   GD_REQUIRE_GPU();
   // Pairs of small cells are joined per cell pair: one thread where both
@@ -172,6 +181,17 @@ TEST(GpuNd, SweepFromEachValueToTheNextEqualsTheCpu) {
     for (size_t k = 0; k < values.size(); ++k)
       ASSERT_EQ(gpu[k], cpu[k]) << "set " << t << ", " << c.rows.dims << "-D eps " << c.eps
                                 << " minpoints " << values[k];
+  }
+  // Crowded cells that are not small, one set or several, value by value.
+  for (int dims : {4, 6}) {
+    const NdRows r = spread_over_uncut_axes(dims, 3000, 400 + dims);
+    for (double eps : {0.3, 0.9}) {
+      const auto gpu = run_nd_sweep(r, eps, values, GD_BACKEND_GPU, GD_ND_SWEEP_AUTO);
+      const auto cpu = run_nd_sweep(r, eps, values, GD_BACKEND_CPU, GD_ND_SWEEP_AUTO);
+      for (size_t k = 0; k < values.size(); ++k)
+        ASSERT_EQ(gpu[k], cpu[k]) << dims << "-D spread, eps " << eps << " minpoints "
+                                  << values[k];
+    }
   }
   const NdRows big = blobs(3, 100000, 12, 60, 1.0, 91);
   for (double eps : {0.3, 1.2}) {

@@ -73,6 +73,16 @@ TEST(Nd, BlobsMatchReference) {
   }
 }
 
+TEST(Nd, CellsSpreadOverUncutAxesMatchReference) {
+  // Crowded cells that are not small: joined by searches inside a cell, then
+  // through one set (or pair by pair where a cell stays several sets).
+  for (int dims : {4, 6, 8}) {
+    NdRows r = spread_over_uncut_axes(dims, 1500, 300 + dims);
+    for (double eps : {0.3, 0.5, 0.9, 1.6})
+      for (int64_t m : {2, 5, 12}) expect_reference(r, eps, m);
+  }
+}
+
 TEST(Nd, DenseSmallCellPairsMatchReference) {
   // Dense 3-D blobs on fine cells: most cells small, pairs of them joined by
   // their boxes or by the first core pair found between them.
@@ -261,6 +271,16 @@ TEST(Nd, LevelSweepFromEachValueToTheNextEqualsOneCall) {
         ASSERT_EQ(got[k], run_nd(r, eps, values[k]))
             << dims << "-D eps " << eps << " minpoints " << values[k];
     }
+  }
+  // Crowded cells that are not small (one set, or several), against the
+  // definition written out.
+  const NdRows r = spread_over_uncut_axes(6, 1500, 81);
+  for (double eps : {0.3, 0.9}) {
+    const auto nb = ref_neighbours(r, eps);
+    const auto got = run_nd_sweep(r, eps, values, GD_BACKEND_CPU, GD_ND_SWEEP_LEVELS);
+    for (size_t k = 0; k < values.size(); ++k)
+      ASSERT_EQ(got[k], reference_graph_dbscan(r.kinds, nb, values[k]))
+          << "6-D spread, eps " << eps << " minpoints " << values[k];
   }
 }
 
