@@ -586,6 +586,8 @@ static int nd_report(const Options& o, bool gpu_ok) {
         if (o.cpu) {
           std::fprintf(stderr, "  eps %g CPU ...\n", eps);
           cpu_s = time_on(GD_BACKEND_CPU, cpu_ids, cpu_stats);
+          std::fprintf(stderr, "  CPU phases: sort %.4f / core %.4f / union %.4f / label %.4f\n",
+                       cpu_stats.t_sort, cpu_stats.t_core, cpu_stats.t_union, cpu_stats.t_label);
         }
         if (gpu_ok) {
           std::fprintf(stderr, "  eps %g GPU ...\n", eps);
