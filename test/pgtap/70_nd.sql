@@ -28,7 +28,10 @@ FROM gd_test.nd;
 
 -- Seeded points: family uniform (in [0, size)^dims), blobs (k gaussian blobs
 -- of deviation sigma plus a fifth uniform noise), dups (k sites, exact
--- copies) or lattice (integer lattice times step, some sites left out).
+-- copies), lattice (integer lattice times step, some sites left out) or
+-- spread (the first three axes, which the grid cuts, in [0, 1); on the
+-- others k clumps 3 apart on the fourth axis, 0.8 wide, a tenth noise: crowded
+-- cells that are not small, one set or several).
 CREATE FUNCTION gd_test.gen_nd(ds int, seed float8, family text, n int, dims int,
 							   size float8, k int DEFAULT 4, sigma float8 DEFAULT 1,
 							   step float8 DEFAULT 0.5)
@@ -54,6 +57,10 @@ BEGIN
 								  END
 				WHEN 'dups' THEN floor(centre[c * dims + j] / size * 3) * step
 				WHEN 'lattice' THEN (floor(random() * 5) * step)::float8
+				WHEN 'spread' THEN CASE WHEN j <= 3 THEN random()
+										WHEN i % 10 = 0 THEN random() * 3 * k
+										ELSE CASE WHEN j = 4 THEN 3 * c ELSE 0 END + 0.8 * random() - 0.4
+								   END
 			END;
 		END LOOP;
 		INSERT INTO gd_test.nd (ds, id, p) VALUES (ds, i, p);
@@ -99,6 +106,15 @@ BEGIN
 	INSERT INTO gd_test.nd_cases (ds, eps, minpoints) VALUES
 		(d, 0.5, 2), (d, 0.5, 7), (d, 0.49999999999999994, 2), (d, 0.5 * sqrt(2), 9),
 		(d, 0.5 * sqrt(3), 12);
+
+	-- crowded cells that are not small (more axes than the grid cuts)
+	FOREACH dims IN ARRAY ARRAY[5, 6] LOOP
+		d := d + 1;
+		PERFORM gd_test.gen_nd(d, 0.3 + dims / 100.0, 'spread', 300, dims, 1, 4);
+		INSERT INTO gd_test.nd_sets VALUES (d, 'spread', dims, false);
+		INSERT INTO gd_test.nd_cases (ds, eps, minpoints) VALUES
+			(d, 0.3, 2), (d, 0.5, 4), (d, 0.9, 5), (d, 1.6, 12);
+	END LOOP;
 
 	-- NULL rows in every set, EMPTY rows in the geometry sets
 	UPDATE gd_test.nd SET p = NULL WHERE id % 23 = 7;
