@@ -84,9 +84,10 @@ class NdStages {
                 continue;
               }
             }
-            for (uint32_t q = qb; q < qe; ++q)
+            const PointRange sl = g_.slab(n, pp, eps_);
+            for (uint32_t q = sl.begin; q < sl.end; ++q)
               if (within_eps_d<D>(pp, g_.point(q), eps_) && found.add()) break;
-            visited += qe - qb;
+            visited += sl.end - sl.begin;
           }
         }
         poller.add(visited);
@@ -156,7 +157,7 @@ class NdStages {
           else if (one_set)
             unite_into_set(c, n, uf, poller);
           else
-            unite_across(b, e, g_.start[n], g_.start[n + 1], uf, poller);
+            unite_across(b, e, n, uf, poller);
         }
       }
     });
@@ -168,7 +169,7 @@ class NdStages {
     const uint32_t* perm = g_.perm.data();
     auto find = [&uf](uint32_t i) { return uf.find(i); };
     for_each_cell([&](uint32_t c, NdWindow& window, WorkPoller& poller) {
-      PointRange rows[NdWindow::kMaxRanges];
+      CellRange rows[NdWindow::kMaxRanges];
       int nrows = -1;
       for (uint32_t p = g_.start[c]; p < g_.start[c + 1]; ++p) {
         if (core != nullptr) core[perm[p]] = flags_[p] & kCore;
@@ -176,19 +177,23 @@ class NdStages {
           rep[perm[p]] = representative(true, p, kNoise, find);
           continue;
         }
-        if (nrows < 0) nrows = window.points_at(c, rows);
+        if (nrows < 0) nrows = window.cells_at(c, rows);
         const double* pp = g_.point(p);
         uint32_t best_index = kNoise, best = 0;
         size_t work = 0;
         for (int r = 0; r < nrows; ++r) {
-          for (uint32_t q = rows[r].begin; q < rows[r].end; ++q) {
-            if ((flags_[q] & kCore) && perm[q] < best_index &&
-                within_eps_d<D>(pp, g_.point(q), eps_)) {
-              best_index = perm[q];
-              best = q;
+          for (uint32_t n = rows[r].begin; n < rows[r].end; ++n) {
+            if (first_core_[n] == kNone) continue;
+            const PointRange sl = g_.slab(n, pp, eps_);
+            for (uint32_t q = sl.begin; q < sl.end; ++q) {
+              if ((flags_[q] & kCore) && perm[q] < best_index &&
+                  within_eps_d<D>(pp, g_.point(q), eps_)) {
+                best_index = perm[q];
+                best = q;
+              }
             }
+            work += sl.end - sl.begin + 1;
           }
-          work += rows[r].end - rows[r].begin;
         }
         rep[perm[p]] = representative(false, p, best_index == kNoise ? kNoise : best, find);
         poller.add(work);
@@ -262,32 +267,35 @@ class NdStages {
   // set: each one not in that set yet joins it through its first core point
   // of c within eps (the other pairs with c add nothing), the box of c first.
   void unite_into_set(uint32_t c, uint32_t n, AtomicUnionFind& uf, WorkPoller& poller) {
-    const uint32_t b = g_.start[c], e = g_.start[c + 1], first = first_core_[c];
+    const uint32_t first = first_core_[c];
     const double* lo = &boxes_[static_cast<size_t>(c) * 2 * D];
     for (uint32_t q = g_.start[n]; q < g_.start[n + 1]; ++q) {
       if (!(flags_[q] & kCore) || uf.find(q) == uf.find(first)) continue;
       const double* pq = g_.point(q);
       if (!box_near_d<D>(pq, lo, lo + D, eps_)) continue;
-      uint32_t p = b;
-      for (; p < e; ++p)
+      const PointRange sl = g_.slab(c, pq, eps_);
+      uint32_t p = sl.begin;
+      for (; p < sl.end; ++p)
         if ((flags_[p] & kCore) && within_eps_d<D>(pq, g_.point(p), eps_)) break;
-      if (p < e) uf.unite(first, q);
-      poller.add(p - b + 1);
+      if (p < sl.end) uf.unite(first, q);
+      poller.add(p - sl.begin + 1);
     }
   }
 
-  // Core pairs between two cells, skipping pairs already in one set.
-  void unite_across(uint32_t b, uint32_t e, uint32_t nb, uint32_t ne, AtomicUnionFind& uf,
+  // Core pairs between points [b, e) and cell n, skipping pairs already in
+  // one set.
+  void unite_across(uint32_t b, uint32_t e, uint32_t n, AtomicUnionFind& uf,
                     WorkPoller& poller) {
     for (uint32_t p = b; p < e; ++p) {
       if (!(flags_[p] & kCore)) continue;
       const double* pp = g_.point(p);
-      for (uint32_t q = nb; q < ne; ++q) {
+      const PointRange sl = g_.slab(n, pp, eps_);
+      for (uint32_t q = sl.begin; q < sl.end; ++q) {
         if (open_pair(p, q) && uf.find(p) != uf.find(q) &&
             within_eps_d<D>(pp, g_.point(q), eps_))
           uf.unite(p, q);
       }
-      poller.add(ne - nb);
+      poller.add(sl.end - sl.begin + 1);
     }
   }
 

@@ -65,7 +65,12 @@ decltype(auto) dispatch_dims(int dims, Fn&& fn) {
 // diagonal of about eps (side eps / sqrt(dims)), so the points of a cell are
 // usually pairwise neighbours, and a neighbour lies at most 2 cells away on
 // each axis (the 5^axes window): more cells to visit, but dense data is
-// counted and joined cell by cell instead of point by point.
+// counted and joined cell by cell instead of point by point.  With more than
+// three coordinates the points of a crowded cell spread far on the fourth
+// axis are in order of that coordinate (ties by point index), so a search
+// takes only the cell's slab within reach on that axis too (slab()): the
+// grid's three axes leave the others to the exact test, and points far apart
+// on them crowd the same cells.
 struct NdGrid {
   MemoryCharge charge;          // the vectors below and the sort's scratch (memory_ledger.hpp)
   int dims = 0;                 // coordinates per point
@@ -76,9 +81,14 @@ struct NdGrid {
   BigVector<double> coords;   // coordinates in sorted order, dims per point
   BigVector<NdCell> cells;    // non-empty cells, ascending
   BigVector<uint32_t> start;  // points of cell c: [start[c], start[c+1])
+  std::vector<uint8_t> by_fourth;  // per cell: its points in order of the fourth coordinate
 
   uint32_t ncells() const { return static_cast<uint32_t>(cells.size()); }
   const double* point(uint32_t i) const { return coords.data() + static_cast<size_t>(i) * dims; }
+  // The points of cell c that may lie within eps of p (the predicate's
+  // |fl(q_k - p_k)| <= eps) on the fourth axis: every such point; the whole
+  // cell where it is not by_fourth.
+  PointRange slab(uint32_t c, const double* p, double eps) const;
 };
 
 // reach: the largest |q_k - p_k| of a neighbour pair (eps, or the threshold

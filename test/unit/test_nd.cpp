@@ -83,6 +83,21 @@ TEST(Nd, CellsSpreadOverUncutAxesMatchReference) {
   }
 }
 
+TEST(Nd, SlabOnTheFourthAxisKeepsEveryNeighbour) {
+  // One crowded cell (the first three axes equal), the fourth axis a lattice
+  // at exactly eps far from 0 (where fl(q - p) rounds): each cell's slab of
+  // the fourth axis must hold every point the predicate passes.
+  for (double offset : {0.0, 1e6, -3e9, 1e15}) {
+    for (double step : {0.1, 0.3, 1.0 / 3}) {
+      NdRows r{5, {}, {}};
+      for (int i = 0; i < 200; ++i)
+        r.add({0.5, 0.5, 0.5, offset + step * (i % 100), i < 100 ? 0.0 : step / 2});
+      for (double eps : {step, std::nextafter(step, 0.0), std::nextafter(step, 1.0), 2 * step})
+        for (int64_t m : {2, 3, 5}) expect_reference(r, eps, m, {0, 2});
+    }
+  }
+}
+
 TEST(Nd, DenseSmallCellPairsMatchReference) {
   // Dense 3-D blobs on fine cells: most cells small, pairs of them joined by
   // their boxes or by the first core pair found between them.
