@@ -43,18 +43,22 @@ void nd_neighbour_pairs(const NdGrid& grid, const uint32_t* row_of, double eps, 
         [&](size_t c0, size_t c1, auto&& emit) {
           NdWindow window(grid);
           WorkPoller poller(cancel);
-          PointRange rows[NdWindow::kMaxRanges];
+          CellRange rows[NdWindow::kMaxRanges];
           for (size_t c = c0; c < c1; ++c) {
-            const int nrows = window.points_at(static_cast<uint32_t>(c), rows);
+            const int nrows = window.cells_at(static_cast<uint32_t>(c), rows);
             for (uint32_t p = grid.start[c]; p < grid.start[c + 1]; ++p) {
               const double* pp = grid.point(p);
               for (int r = 0; r < nrows; ++r) {
-                for (uint32_t q = std::max(rows[r].begin, p + 1); q < rows[r].end; ++q) {
-                  if (within_eps_d<D>(pp, grid.point(q), eps) &&
-                      !(inner >= 0 && within_eps_d<D>(pp, grid.point(q), inner)))
-                    emit(ordered_pair(row_of[perm[p]], row_of[perm[q]]));
+                for (uint32_t n = rows[r].begin; n < rows[r].end; ++n) {
+                  if (grid.start[n + 1] <= p + 1) continue;  // each pair once, from p < q
+                  const PointRange sl = grid.slab(n, pp, eps);
+                  for (uint32_t q = std::max(sl.begin, p + 1); q < sl.end; ++q) {
+                    if (within_eps_d<D>(pp, grid.point(q), eps) &&
+                        !(inner >= 0 && within_eps_d<D>(pp, grid.point(q), inner)))
+                      emit(ordered_pair(row_of[perm[p]], row_of[perm[q]]));
+                  }
+                  poller.add(sl.end - sl.begin + 1);
                 }
-                poller.add(rows[r].end - rows[r].begin);
               }
             }
           }

@@ -360,8 +360,11 @@ TEST(Nd, PointTypesMatchReference) {
 }
 
 TEST(Nd, NeighbourPairsMatchBruteForce) {
-  for (int dims : {2, 3, 7}) {
-    NdRows r = blobs(dims, 900, 4, 20, 1.0, 40 + dims);
+  for (int dims : {2, 3, 7, 6}) {
+    // (6-D: spread over the axes the grid does not cut, crowded cells
+    // searched by their slab on the fourth axis)
+    NdRows r = dims == 6 ? spread_over_uncut_axes(6, 900, 46)
+                         : blobs(dims, 900, 4, 20, 1.0, 40 + dims);
     for (double eps : {0.0, 0.5, 1.5}) {
       std::set<std::pair<uint32_t, uint32_t>> want;
       for (size_t i = 0; i < r.size(); ++i)
