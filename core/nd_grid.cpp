@@ -193,29 +193,12 @@ PointRange NdGrid::slab(uint32_t c, const double* p, double eps) const {
   const double m = std::fabs(v) + eps;
   const double r = eps + std::ldexp(1.0, std::max(std::ilogb(m), -1022) - 50);
   const double lo = v - r, hi = v + r;
-  auto fourth = [&](uint32_t i) { return coords[static_cast<size_t>(i) * dims + 3]; };
-  uint32_t first = b, last = e;
-  for (uint32_t n = e - b; n > 0;) {  // first with fourth >= lo
-    const uint32_t half = n / 2;
-    if (fourth(first + half) < lo) {
-      first += half + 1;
-      n -= half + 1;
-    } else {
-      n = half;
-    }
-  }
-  uint32_t from = first;
-  for (uint32_t n = e - first; n > 0;) {  // first with fourth > hi
-    const uint32_t half = n / 2;
-    if (!(fourth(from + half) > hi)) {
-      from += half + 1;
-      n -= half + 1;
-    } else {
-      n = half;
-    }
-  }
-  last = from;
-  return PointRange{first, last};
+  auto fourth = [&](uint32_t i) { return coords[static_cast<size_t>(b + i) * dims + 3]; };
+  const uint32_t k = e - b;
+  const uint32_t first = partition_point_near(k, 0, [&](uint32_t i) { return fourth(i) < lo; });
+  const uint32_t last =
+      partition_point_near(k, first, [&](uint32_t i) { return !(fourth(i) > hi); });
+  return PointRange{b + first, b + last};
 }
 
 int NdWindow::cells_at(uint32_t c, CellRange ranges[kMaxRanges]) {
