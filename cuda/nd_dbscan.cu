@@ -676,7 +676,8 @@ struct MinU32 {
 //   - a core point of a small cell joins its cell's first core, nothing more;
 //   - a core point p of a cell that is not small: the core points after it
 //     in its cell (within_union_kernel, the pairs already in one set
-//     skipped untested), then (union_kernel) every small cell and every
+//     skipped untested; a cell of more than kThreadCell points is searched
+//     by one warp instead, within_bfs_kernel), then (union_kernel) every small cell and every
 //     one-set cell of its window, each up to its first core point within eps
 //     of p, and the other cells of its window that are not small, after its
 //     own, pair by pair, unless its own cell is one set (then their points
@@ -698,7 +699,7 @@ __global__ void within_union_kernel(NdView<D> g, const uint8_t* __restrict__ cor
   if (!batch_point(batch, g.n, &i)) return;
   if (!core[i]) return;
   const uint32_t c = g.cell_of[i];
-  if (g.small[c]) return;
+  if (g.small[c] || g.start[c + 1] - g.start[c] > kThreadCell) return;  // crowded: within_bfs_kernel
   const uint8_t old = step && core[i] == 1 ? 1 : 0;  // q must then be new
   double p[D];
   load(g, i, p);
@@ -706,6 +707,85 @@ __global__ void within_union_kernel(NdView<D> g, const uint8_t* __restrict__ cor
     if (core[q] && core[q] != old && uf_find(parent, i) != uf_find(parent, q) &&
         within_eps_d<D>(p, g.point(q), g.eps))
       uf_unite(parent, i, q);
+}
+
+// Cells that are not small and hold more than kThreadCell points, for
+// within_bfs_kernel (the others are joined inside by within_union_kernel).
+__global__ void crowded_cells_kernel(const uint32_t* __restrict__ start,
+                                     const uint8_t* __restrict__ small,
+                                     const uint32_t* __restrict__ first_core, uint32_t ncells,
+                                     uint32_t* __restrict__ list, uint32_t* count) {
+  const uint64_t c = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (c >= ncells || small[c] || first_core[c] == kNone) return;
+  if (start[c + 1] - start[c] > kThreadCell) list[atomicAdd(count, 1u)] = static_cast<uint32_t>(c);
+}
+
+// The core points of a crowded cell joined inside it, one warp a cell (as
+// many warps as launched, over the list whose length the device holds): a
+// search from each point not reached yet, each reached point testing the
+// points not reached yet, which are compacted between two buffers as it
+// goes (a test either reaches a point or keeps it), so a cell of m core
+// points costs about m times the few searches that reach the rest, where
+// pairs cost m^2 / 2 (1.1 s for 1M 6-D points in cells of 2,600).  open,
+// spare and queue are scratch of n entries; a cell uses its own range.
+template <int D>
+__global__ void within_bfs_kernel(NdView<D> g, const uint8_t* __restrict__ core,
+                                  const uint32_t* __restrict__ list, const uint32_t* count,
+                                  const volatile int* stop, uint32_t* open_all,
+                                  uint32_t* spare_all, uint32_t* queue_all, uint32_t* parent) {
+  const uint64_t warps = static_cast<uint64_t>(gridDim.x) * blockDim.x / 32;
+  const unsigned lane = threadIdx.x % 32;
+  const unsigned below = (1u << lane) - 1;
+  for (uint64_t k = (static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+       k < *count; k += warps) {
+    if (__shfl_sync(0xffffffffu, lane == 0 && *stop != 0, 0)) return;
+    const uint32_t c = list[k], b = g.start[c], e = g.start[c + 1];
+    uint32_t* open = open_all + b;
+    uint32_t* spare = spare_all + b;
+    uint32_t* queue = queue_all + b;
+    uint32_t u = 0;  // open[0, u): core points not reached yet
+    for (uint32_t j0 = b; j0 < e; j0 += 32) {
+      const uint32_t j = j0 + lane;
+      const bool is = j < e && core[j] != 0;
+      const unsigned m = __ballot_sync(0xffffffffu, is);
+      if (is) open[u + __popc(m & below)] = j;
+      u += __popc(m);
+    }
+    __syncwarp();
+    uint32_t head = 0, tail = 0;  // queue[head, tail): reached, not searched from
+    while (u > 0) {
+      queue[tail++] = open[--u];  // read and written by every lane alike
+      __syncwarp();
+      while (head < tail) {
+        if ((head & 255) == 0 && __shfl_sync(0xffffffffu, lane == 0 && *stop != 0, 0)) return;
+        const uint32_t p = queue[head++];
+        double pp[D];
+        load(g, p, pp);
+        uint32_t kept = 0;
+        for (uint32_t j0 = 0; j0 < u; j0 += 32) {
+          const uint32_t j = j0 + lane;
+          const bool valid = j < u;
+          const uint32_t q = valid ? open[j] : 0;
+          const bool hit = valid && within_eps_d<D>(pp, g.point(q), g.eps);
+          const unsigned mh = __ballot_sync(0xffffffffu, hit);
+          const unsigned mk = __ballot_sync(0xffffffffu, valid && !hit);
+          if (hit) {
+            queue[tail + __popc(mh & below)] = q;
+            uf_unite(parent, p, q);
+          } else if (valid) {
+            spare[kept + __popc(mk & below)] = q;
+          }
+          tail += __popc(mh);
+          kept += __popc(mk);
+        }
+        __syncwarp();
+        uint32_t* t = open;
+        open = spare;
+        spare = t;
+        u = kept;
+      }
+    }
+  }
 }
 
 // one_set[c] cleared for a cell that is not small where a core point is not
@@ -1065,6 +1145,26 @@ void clusters_of(RunContext& ctx, const NdView<D>& v, uint32_t nb, int64_t minpo
       within_union_kernel<D><<<blocks, kBlock, 0, s>>>(v, core, b, step, stop, parent);
       GD_CHECK_LAUNCH("nd within_union_kernel");
     });
+    {
+      auto crowded = ctx.alloc<uint32_t>(v.ncells + 1, "crowded cells");
+      uint32_t* ncrowded = crowded.data() + v.ncells;
+      CUDA_TRY(cudaMemsetAsync(ncrowded, 0, sizeof(uint32_t), s));
+      crowded_cells_kernel<<<grid_for(v.ncells), kBlock, 0, s>>>(
+          v.start, v.small, first_core.data(), v.ncells, crowded.data(), ncrowded);
+      GD_CHECK_LAUNCH("nd crowded_cells_kernel");
+      uint32_t any = 0;
+      CUDA_TRY(cudaMemcpyAsync(&any, ncrowded, sizeof any, cudaMemcpyDeviceToHost, s));
+      ctx.wait();
+      if (any != 0) {
+        auto scratch = ctx.alloc<uint32_t>(3 * static_cast<size_t>(n), "inside-cell searches");
+        // At most one warp a crowded cell, at most 8192 warps.
+        const uint64_t warps = std::min<uint64_t>(any, 8192);
+        within_bfs_kernel<D><<<grid_for(warps * 32), kBlock, 0, s>>>(
+            v, core, crowded.data(), ncrowded, stop, scratch.data(), scratch.data() + n,
+            scratch.data() + 2 * static_cast<size_t>(n), parent);
+        GD_CHECK_LAUNCH("nd within_bfs_kernel");
+      }
+    }
     auto one_set = ctx.alloc<uint8_t>(v.ncells, "cells of one set");
     CUDA_TRY(cudaMemsetAsync(one_set.data(), 1, v.ncells, s));
     one_set_kernel<<<grid_for(n), kBlock, 0, s>>>(v.cell_of, v.small, core, first_core.data(), n,
@@ -1240,9 +1340,10 @@ void with_dims(int dims, Fn&& fn) {
 // sort's keys (the sorted ones until the cells are found) and orders, the
 // cell of each point, core flags, parents and representatives; the cells'
 // boxes, windows and the list of large cells at most as many again; the
-// dense table of cells (a byte and a word a key).
+// dense table of cells (a byte and a word a key); the inside-cell searches'
+// three words a point (where a cell is crowded).
 size_t nd_bytes_per_point(int dims) {
-  return 16u * dims + 56 + 2u * 8 * dims + 204 + 5 * kDenseKeysPerPoint;
+  return 16u * dims + 56 + 2u * 8 * dims + 204 + 5 * kDenseKeysPerPoint + 12;
 }
 
 void start_stats(gd_run_stats& stats, uint32_t n, int device) {
