@@ -31,7 +31,7 @@ gd_status gd_cluster_points_sweep(const double* x, const double* y, const uint8_
     std::memset(&st, 0, sizeof st);
     check_params(params);
     check_sweep(minpoints, nminpoints, nrows);
-    const int64_t npoints = check_point_rows(x, y, row_kind, nrows);
+    const int64_t npoints = check_point_rows(x, y, row_kind, nrows, *params);
     if (nrows > 0 && !cluster_ids) invalid("cluster_ids is NULL");
     const Levels levels(minpoints, nminpoints);
 

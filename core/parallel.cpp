@@ -51,6 +51,11 @@ int resolve_threads(const gd_params& params, size_t items) {
   return static_cast<int>(std::min(ceiling, useful));
 }
 
+std::thread start_quiet_thread(std::function<void()> fn) {
+  BlockAllSignals blocked;
+  return std::thread(std::move(fn));
+}
+
 void ThreadTeam::run(const std::function<void(int)>& fn) {
   aborted_.store(false, std::memory_order_relaxed);
   if (size_ == 1) {

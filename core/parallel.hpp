@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cstddef>
 #include <functional>
+#include <thread>
 
 #include "backend.hpp"
 
@@ -26,6 +27,10 @@ int resolve_threads(const gd_params& params, size_t items);
 
 // The machine's hardware threads, at least 1 (read once).
 int hardware_threads();
+
+// Starts fn on a new thread with every signal blocked, as ThreadTeam's members
+// (for threads kept longer than one phase, e.g. the sweep's copy crew).
+std::thread start_quiet_thread(std::function<void()> fn);
 
 class ThreadTeam {
  public:

@@ -107,9 +107,13 @@ void RunContext::check_cancel() {
 
 void RunContext::wait(cudaStream_t s) {
   CUDA_TRY(cudaEventRecord(done_.get(), s));
+  wait_event(done_.get());
+}
+
+void RunContext::wait_event(cudaEvent_t e) {
   auto t0 = std::chrono::steady_clock::now();
   for (;;) {
-    cudaError_t err = cudaEventQuery(done_.get());
+    cudaError_t err = cudaEventQuery(e);
     if (err == cudaSuccess) break;
     if (err != cudaErrorNotReady) throw_cuda_error(err, "device work", __FILE__, __LINE__);
     check_cancel();

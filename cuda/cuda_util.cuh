@@ -179,6 +179,8 @@ class RunContext {
   // cancel token in between; throws on a device error or a cancel.
   void wait(cudaStream_t s);
   void wait() { wait(main_.get()); }
+  // The same wait for an event already recorded (work queued after it goes on).
+  void wait_event(cudaEvent_t e);
   void check_cancel();
 
   template <class T>

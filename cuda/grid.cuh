@@ -16,6 +16,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 
 #include "backend.hpp"
 #include "bounds.hpp"
@@ -129,6 +131,32 @@ void download_reps(RunContext& ctx, const uint32_t* d_rep, uint32_t n, uint32_t*
 // device clusters the next).  Returns once rep holds them.
 void download_ready_reps(RunContext& ctx, cudaStream_t stream, const uint32_t* d_rep, uint32_t n,
                          uint32_t* rep, const TransferPlan& plan);
+// Copies of representatives already complete, one after another, by a crew
+// of threads kept for the crew's life (a sweep's): each copy is shared over
+// the lanes as download_ready_reps does, without starting threads per copy
+// (at 1M points that cost about as much as the 4 MB copy).  post() queues a
+// copy and returns; `then` runs once it is complete, copies finishing in the
+// order posted, one `then` at a time.  The crew holds the process's lanes
+// while it lives.  wait_done() rethrows the first error of a copy or a
+// `then` (a cancel included); the destructor finishes the copies under way,
+// drops the rest and joins.
+class DownloadCrew {
+ public:
+  DownloadCrew(RunContext& ctx, uint32_t n, const TransferPlan& plan);
+  ~DownloadCrew();
+  DownloadCrew(const DownloadCrew&) = delete;
+  DownloadCrew& operator=(const DownloadCrew&) = delete;
+  void post(const uint32_t* d_rep, uint32_t* rep, std::function<void()> then);
+  // Returns once the first `count` copies posted are complete.
+  void wait_done(size_t count);
+  double copy_seconds() const;  // the copies' time (not their `then`), once all are done
+
+ private:
+  struct Crew;
+  void shut() noexcept;
+  std::unique_ptr<Crew> crew_;
+};
+
 // Frees the process's lanes (before its context is reset).
 void drop_lanes() noexcept;
 
@@ -162,9 +190,12 @@ device_buffer<uint64_t> smallest_cores(RunContext& ctx, const uint32_t* cell_of,
 // says why that is exact unless the claimer rule decides a pair).
 // claimer_used (device, null: not asked) is set to 1 when the claimer rule
 // decided some pair.
+// timed = false: join_and_claim queues the borders without waiting for the
+// union first (a sweep queues its values back to back; t_union then stays 0).
 struct UnionStep {
   bool from_previous = false;
   int* claimer_used = nullptr;
+  bool timed = true;
 };
 
 // union_find.cu: parent[] over sorted indices (set here, then the core

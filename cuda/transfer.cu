@@ -20,7 +20,10 @@
 #include <thrust/iterator/transform_iterator.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -334,6 +337,158 @@ void download_ready_reps(RunContext& ctx, cudaStream_t stream, const uint32_t* d
                   ctx.cancel());
       },
       LaneOrder::kReady);
+}
+
+// ---- DownloadCrew ----------------------------------------------------------
+//
+// Crew thread t copies its share of every job in turn (lane t's pieces; one
+// thread and plain copies for a small set); thread 0 then waits for the
+// others' shares and runs the job's `then`, so jobs finish in order.
+
+struct DownloadCrew::Crew {
+  struct Job {
+    const uint32_t* d_rep;
+    uint32_t* rep;
+    std::function<void()> then;
+    unsigned left;  // shares not copied yet
+  };
+
+  Crew(RunContext& c, uint32_t npoints, const TransferPlan& plan) : ctx(c), n(npoints) {
+    const size_t bytes = sizeof(uint32_t) * n;
+    plain = plan.direct || (bytes < kHalfBytes && plan.chunk_points == 0);
+    count = plain ? 1 : lane_count(plan, bytes, kHalfBytes);
+    piece = piece_bytes(plan, sizeof(uint32_t));
+    CUDA_TRY(cudaGetDevice(&device));
+    if (!plain) {
+      hold = std::unique_lock<std::mutex>(lanes_mutex);
+      lanes = &lanes_for(device);
+    }
+  }
+
+  void copy_share(const Job& job, unsigned t) {
+    if (plain) {
+      CUDA_TRY(cudaMemcpyAsync(job.rep, job.d_rep, sizeof(uint32_t) * n, cudaMemcpyDeviceToHost,
+                               plain_stream));
+      CUDA_TRY(cudaStreamSynchronize(plain_stream));
+      return;
+    }
+    lane_down((*lanes)[t], reps_share(job.d_rep, n, job.rep, t, count), piece, ctx.cancel());
+  }
+
+  void fail() {
+    std::lock_guard<std::mutex> lk(m);
+    if (!error) error = std::current_exception();
+    cv.notify_all();
+  }
+
+  void member(unsigned t) {
+    try {
+      CUDA_TRY(cudaSetDevice(device));
+      for (size_t j = 0;; ++j) {
+        Job* job;
+        {
+          std::unique_lock<std::mutex> lk(m);
+          cv.wait(lk, [&] { return stop || error || j < jobs.size(); });
+          if (stop || error) return;
+          job = &jobs[j];  // a deque's elements stay put as it grows
+        }
+        Stopwatch w;
+        copy_share(*job, t);
+        std::unique_lock<std::mutex> lk(m);
+        if (--job->left == 0) cv.notify_all();
+        if (t != 0) continue;
+        cv.wait(lk, [&] { return job->left == 0 || stop || error; });
+        if (job->left != 0) return;
+        copy_s += w.lap();
+        lk.unlock();
+        if (job->then) job->then();
+        lk.lock();
+        done = j + 1;
+        cv.notify_all();
+      }
+    } catch (...) {
+      fail();
+    }
+  }
+
+  void rethrow_locked() {
+    if (error) std::rethrow_exception(error);
+  }
+
+  RunContext& ctx;
+  uint32_t n;
+  bool plain = true;
+  unsigned count = 1;
+  size_t piece = kHalfBytes;
+  int device = 0;
+  std::unique_lock<std::mutex> hold;  // lanes_mutex, while the crew uses the lanes
+  Lanes* lanes = nullptr;
+  Stream plain_stream;
+  std::mutex m;
+  std::condition_variable cv;
+  std::deque<Job> jobs;
+  size_t done = 0;
+  bool stop = false;
+  std::exception_ptr error;
+  double copy_s = 0;
+  std::vector<std::thread> threads;
+};
+
+DownloadCrew::DownloadCrew(RunContext& ctx, uint32_t n, const TransferPlan& plan)
+    : crew_(new Crew(ctx, n, plan)) {
+  try {
+    for (unsigned t = 0; t < crew_->count; ++t)
+      crew_->threads.push_back(start_quiet_thread([c = crew_.get(), t] { c->member(t); }));
+  } catch (...) {
+    shut();
+    throw;
+  }
+}
+
+DownloadCrew::~DownloadCrew() { shut(); }
+
+void DownloadCrew::shut() noexcept {
+  if (!crew_) return;
+  {
+    std::lock_guard<std::mutex> lk(crew_->m);
+    crew_->stop = true;
+  }
+  crew_->cv.notify_all();
+  for (auto& th : crew_->threads)
+    if (th.joinable()) th.join();
+  // A share that failed may leave a piece in flight.
+  if (crew_->lanes != nullptr)
+    for (unsigned t = 0; t < crew_->count; ++t)
+      (void)cudaStreamSynchronize((*crew_->lanes)[t].stream);
+  (void)cudaStreamSynchronize(crew_->plain_stream);
+  crew_.reset();
+}
+
+void DownloadCrew::post(const uint32_t* d_rep, uint32_t* rep, std::function<void()> then) {
+  {
+    std::lock_guard<std::mutex> lk(crew_->m);
+    crew_->rethrow_locked();
+    crew_->jobs.push_back(Crew::Job{d_rep, rep, std::move(then), crew_->count});
+  }
+  crew_->cv.notify_all();
+}
+
+void DownloadCrew::wait_done(size_t count) {
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lk(crew_->m);
+      crew_->cv.wait_for(lk, std::chrono::microseconds(500),
+                         [&] { return crew_->done >= count || crew_->error; });
+      crew_->rethrow_locked();
+      if (crew_->done >= count) return;
+    }
+    crew_->ctx.check_cancel();
+  }
+}
+
+double DownloadCrew::copy_seconds() const {
+  std::lock_guard<std::mutex> lk(crew_->m);
+  return crew_->copy_s;
 }
 
 }  // namespace cuda
