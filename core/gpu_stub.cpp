@@ -24,7 +24,7 @@ void gpu_nd_cluster(const NdPointsView&, const gd_params&, const CancelToken&, u
 
 void gpu_nd_sweep(const NdPointsView&, const gd_params&, const std::vector<int64_t>&,
                   const CancelToken&, const std::function<void(size_t, const uint32_t*)>&,
-                  uint32_t*, uint32_t* const*, gd_run_stats&) {
+                  uint32_t* const*, gd_run_stats&) {
   throw Error(GD_ERR_NO_DEVICE, "gpu_dbscan was built without CUDA");
 }
 

@@ -249,11 +249,9 @@ gd_status gd_cluster_points_nd_sweep_by(const double* coords, int dims, const ui
         std::vector<uint32_t*> out(left);
         for (size_t k = 0; k < left; ++k) out[k] = reinterpret_cast<uint32_t*>(ids_of(k));
         gd::gpu_nd_sweep(pts.view(), *params, values, cancel,
-                         [&](size_t k, const uint32_t*) { copy_level(k); }, nullptr, out.data(),
-                         st);
+                         [&](size_t k, const uint32_t*) { copy_level(k); }, out.data(), st);
       } else {
-        rep.resize(n);
-        gd::gpu_nd_sweep(pts.view(), *params, values, cancel, emit, rep.data(), nullptr, st);
+        gd::gpu_nd_sweep(pts.view(), *params, values, cancel, emit, nullptr, st);
       }
     } else {
       gd::ThreadTeam team(gd::resolve_threads(*params, n), cancel);

@@ -151,10 +151,10 @@ void gpu_nd_cluster(const NdPointsView& pts, const gd_params& params, const Canc
 // number of points), emit(k, ranks) in turn from the largest: one upload,
 // one grid and one neighbour count serve every value.  The ranks are copied
 // into out[k] (pts.n entries; where every row is a point they are the ids)
-// or, out null, into rep.
+// or, out null, into host buffers of the sweep's (emit reads them then).
 void gpu_nd_sweep(const NdPointsView& pts, const gd_params& params,
                   const std::vector<int64_t>& levels, const CancelToken& cancel,
-                  const std::function<void(size_t, const uint32_t*)>& emit, uint32_t* rep,
+                  const std::function<void(size_t, const uint32_t*)>& emit,
                   uint32_t* const* out, gd_run_stats& stats);
 
 // Every pair of points within eps under the n-D predicate, as the rows

@@ -118,8 +118,7 @@ void cluster_nd_host(const NdPointsView& pts, const gd_params& params, const Can
                      uint8_t* core = nullptr);
 void sweep_nd_host(const NdPointsView& pts, const gd_params& params,
                    const std::vector<int64_t>& levels, const CancelToken& cancel,
-                   const SweepEmit& emit, uint32_t* rep, uint32_t* const* out,
-                   gd_run_stats& stats);
+                   const SweepEmit& emit, uint32_t* const* out, gd_run_stats& stats);
 void cluster_nd_device(const double* d_coords, int dims, uint32_t n, const gd_params& params,
                        const CancelToken& cancel, uint32_t* d_rep, gd_run_stats& stats,
                        const Options& opts = Options());

@@ -15,6 +15,8 @@
 // header: core/rules/neighbour.hpp.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -119,22 +121,21 @@ struct TransferPlan {
 void upload_points(RunContext& ctx, const double* x, const double* y, uint32_t n,
                    const TransferPlan& plan, device_buffer<double>* dx, device_buffer<double>* dy,
                    Bounds* bounds);
+// bytes from host memory to device memory as upload_points copies (the
+// lanes from 4 MiB), queued on the run's stream (the caller waits).
+void upload_array(RunContext& ctx, const void* src, void* dst, size_t bytes,
+                  const TransferPlan& plan);
 // Bounds of device-resident points.
 Bounds device_bounds(RunContext& ctx, const double* dx, const double* dy, uint32_t n);
 // Copies the per-point representatives back.
 void download_reps(RunContext& ctx, const uint32_t* d_rep, uint32_t n, uint32_t* rep,
                    const TransferPlan& plan);
-// The same for representatives already complete (the run's stream waited
-// for), from any thread, without touching the run's stream: the lanes, or
-// plain copies on `stream`.  The thread that owns the run may queue more
-// work on its stream meanwhile (the sweep downloads one value while the
-// device clusters the next).  Returns once rep holds them.
-void download_ready_reps(RunContext& ctx, cudaStream_t stream, const uint32_t* d_rep, uint32_t n,
-                         uint32_t* rep, const TransferPlan& plan);
 // Copies of representatives already complete, one after another, by a crew
 // of threads kept for the crew's life (a sweep's): each copy is shared over
-// the lanes as download_ready_reps does, without starting threads per copy
-// (at 1M points that cost about as much as the 4 MB copy).  post() queues a
+// the lanes from 1 MiB (a lane a MiB: the copy has to hide behind the next
+// value's 0.2-0.3 ms at 1M points; plain copies below), without starting
+// threads per copy (at 1M points that cost about as much as the 4 MB copy).
+// The thread that owns the run may queue more work on its stream meanwhile.  post() queues a
 // copy and returns; `then` runs once it is complete, copies finishing in the
 // order posted, one `then` at a time.  The crew holds the process's lanes
 // while it lives.  wait_done() rethrows the first error of a copy or a
@@ -156,6 +157,15 @@ class DownloadCrew {
   void shut() noexcept;
   std::unique_ptr<Crew> crew_;
 };
+
+// A sweep's representative buffers for n points and `values` values: 3 at
+// least (the device two values ahead of the copies), up to 8 within 32 MB
+// (H200, 1M points, 16 values: 8 buffers 8.3 ms against 9.0 with 3 on
+// uniform eps 1, level on the other sets).
+inline size_t sweep_buffers(uint32_t n, size_t values) {
+  const size_t fit = (size_t{32} << 20) / (sizeof(uint32_t) * (n > 0 ? n : 1));
+  return values < 3 ? values : fit < 3 ? 3 : fit > 8 ? 8 : std::min(fit, values);
+}
 
 // Frees the process's lanes (before its context is reset).
 void drop_lanes() noexcept;

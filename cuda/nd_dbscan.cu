@@ -25,7 +25,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <future>
 
 #include "claimers.cuh"
 #include "gd_cuda.hpp"
@@ -1109,15 +1108,26 @@ __global__ void restart_kernel(const uint8_t* __restrict__ core, uint32_t n, uin
   if (i < n && core[i] != 1) parent[i] = static_cast<uint32_t>(i);
 }
 
+// How clusters_of runs one value.  step: a sweep's later value (core marks
+// as core_marks gives them): the union-find starts from the previous
+// value's sets, and only pairs with a new core point are tested.  A sweep
+// queues its values back to back: not timed (no wait between stages) and
+// bfs_scratch (3 n words, lent for every value) so that no value reads the
+// crowded cells' count back before its searches.
+struct ValueRun {
+  bool step = false;
+  bool timed = true;
+  uint32_t* bfs_scratch = nullptr;
+};
+
 // Rules 2 to 4 from the core flags: rep (device, n) takes the cluster
 // ranks, core_out (device, n, may be null) the core flags in row order.
-// parent (device, n) holds the union-find; with step (a sweep's later
-// value: core marks as core_marks gives them) it starts from the previous
-// value's sets, and only pairs with a new core point are tested.
+// parent (device, n) holds the union-find (see ValueRun).
 template <int D>
 void clusters_of(RunContext& ctx, const NdView<D>& v, uint32_t nb, int64_t minpoints,
-                 const uint8_t* core, bool step, uint32_t* parent, gd_run_stats& stats,
-                 Stopwatch& sw, uint32_t* d_rep, uint8_t* core_out) {
+                 const uint8_t* core, const ValueRun& run, uint32_t* parent,
+                 gd_run_stats& stats, Stopwatch& sw, uint32_t* d_rep, uint8_t* core_out) {
+  const bool step = run.step;
   cudaStream_t s = ctx.stream();
   const uint32_t n = v.n;
   const volatile int* stop = ctx.cancel_flag_device();
@@ -1152,16 +1162,24 @@ void clusters_of(RunContext& ctx, const NdView<D>& v, uint32_t nb, int64_t minpo
       crowded_cells_kernel<<<grid_for(v.ncells), kBlock, 0, s>>>(
           v.start, v.small, first_core.data(), v.ncells, crowded.data(), ncrowded);
       GD_CHECK_LAUNCH("nd crowded_cells_kernel");
-      uint32_t any = 0;
-      CUDA_TRY(cudaMemcpyAsync(&any, ncrowded, sizeof any, cudaMemcpyDeviceToHost, s));
-      ctx.wait();
+      // At most one warp a crowded cell, at most 8192 warps.
+      uint64_t any = std::min<uint32_t>(v.ncells, 8192);
+      device_buffer<uint32_t> own_scratch;
+      uint32_t* scratch = run.bfs_scratch;
+      if (scratch == nullptr) {
+        uint32_t count = 0;
+        CUDA_TRY(cudaMemcpyAsync(&count, ncrowded, sizeof count, cudaMemcpyDeviceToHost, s));
+        ctx.wait();
+        any = std::min<uint32_t>(count, 8192);
+        if (any != 0) {
+          own_scratch = ctx.alloc<uint32_t>(3 * static_cast<size_t>(n), "inside-cell searches");
+          scratch = own_scratch.data();
+        }
+      }
       if (any != 0) {
-        auto scratch = ctx.alloc<uint32_t>(3 * static_cast<size_t>(n), "inside-cell searches");
-        // At most one warp a crowded cell, at most 8192 warps.
-        const uint64_t warps = std::min<uint64_t>(any, 8192);
-        within_bfs_kernel<D><<<grid_for(warps * 32), kBlock, 0, s>>>(
-            v, core, crowded.data(), ncrowded, stop, scratch.data(), scratch.data() + n,
-            scratch.data() + 2 * static_cast<size_t>(n), parent);
+        within_bfs_kernel<D><<<grid_for(any * 32), kBlock, 0, s>>>(
+            v, core, crowded.data(), ncrowded, stop, scratch, scratch + n,
+            scratch + 2 * static_cast<size_t>(n), parent);
         GD_CHECK_LAUNCH("nd within_bfs_kernel");
       }
     }
@@ -1186,10 +1204,10 @@ void clusters_of(RunContext& ctx, const NdView<D>& v, uint32_t nb, int64_t minpo
           v, core, first_core.data(), fresh.data(), stop, parent);
       GD_CHECK_LAUNCH("nd cell_union_kernel");
     }
-    ctx.wait();
+    if (run.timed) ctx.wait();
     trace_point(s, "nd union: large cell pairs");
   }
-  stats.t_union += sw.lap();
+  if (run.timed) stats.t_union += sw.lap();
 
   if (minpoints > 1) {
     auto cell_min_core = smallest_cores(ctx, v.cell_of, v.idx, core, n, v.ncells);
@@ -1203,6 +1221,7 @@ void clusters_of(RunContext& ctx, const NdView<D>& v, uint32_t nb, int64_t minpo
   GD_CHECK_LAUNCH("nd final_kernel");
   trace_point(s, "nd: final reps");
   rank_reps(ctx, n, d_rep);
+  if (!run.timed) return;
   ctx.wait();
   trace_point(s, "nd: rank reps");
   stats.t_label += sw.lap();
@@ -1241,8 +1260,8 @@ void cluster_nd_on_device(RunContext& ctx, const double* coords, uint32_t n,
   const CoreStage<D> c = grid_and_core<D>(ctx, coords, n, params.eps, params.minpoints, opts,
                                            nullptr, stats, sw);
   auto parent = ctx.alloc<uint32_t>(n, "union-find parents");
-  clusters_of<D>(ctx, c.g.view(), c.nb, params.minpoints, c.core.data(), false, parent.data(),
-                 stats, sw, d_rep, core_out);
+  clusters_of<D>(ctx, c.g.view(), c.nb, params.minpoints, c.core.data(), ValueRun(),
+                 parent.data(), stats, sw, d_rep, core_out);
 }
 
 // A sweep: one grid and one count of neighbours up to the largest value's
@@ -1250,14 +1269,15 @@ void cluster_nd_on_device(RunContext& ctx, const double* coords, uint32_t n,
 // largest first, each value's union-find the next one's start (the core
 // sets only grow as the value falls, and the relation is symmetric, so
 // every pair joined at a value is joined at the next); their ranks copied
-// down into out[k] (out null: into rep) and
-// emitted on a helper thread while the device clusters the next value, as
-// the 2D sweep does (sweep.cu).
+// down into out[k] (out null: the sweep's own host buffers) and emitted by
+// a DownloadCrew while the device clusters the next values, queued back to
+// back, as the 2D sweep does (sweep.cu, which says why and how many
+// buffers).
 template <int D>
 void sweep_nd_on_device(RunContext& ctx, const double* coords, uint32_t n,
                         const gd_params& params, const std::vector<int64_t>& levels,
-                        const SweepEmit& emit, uint32_t* rep, uint32_t* const* out,
-                        gd_run_stats& stats, Stopwatch& sw) {
+                        const SweepEmit& emit, uint32_t* const* out, gd_run_stats& stats,
+                        Stopwatch& sw) {
   // Estimated at the largest value: a cell dense there is dense at all.
   auto count = ctx.alloc<uint32_t>(n, "neighbour counts");
   CoreStage<D> c = grid_and_core<D>(ctx, coords, n, params.eps, levels.back(), Options(),
@@ -1266,34 +1286,39 @@ void sweep_nd_on_device(RunContext& ctx, const double* coords, uint32_t n,
   const uint32_t nb = c.nb;
   device_buffer<uint8_t>& core = c.core;
   auto parent = ctx.alloc<uint32_t>(n, "union-find parents");
-  // One copy at a time; pending is joined before the next one starts and
-  // before the buffers go (declared after them: destroyed first).
-  device_buffer<uint32_t> d_rep[2] = {ctx.alloc<uint32_t>(n, "representatives"),
-                                      ctx.alloc<uint32_t>(n, "representatives")};
-  const TransferPlan plan = transfer_plan(Options(), params);
-  Stream copies;
-  double down_s = 0;  // the helper's copies, written by it alone while pending
-  std::future<void> pending;
-  for (size_t k = levels.size(); k-- > 0;) {
-    const bool later = k + 1 < levels.size();
+  auto scratch = ctx.alloc<uint32_t>(3 * static_cast<size_t>(n), "inside-cell searches");
+  const size_t last = levels.size();
+  const size_t R = sweep_buffers(n, last);
+  std::vector<device_buffer<uint32_t>> d_rep;
+  for (size_t r = 0; r < R; ++r) d_rep.push_back(ctx.alloc<uint32_t>(n, "representatives"));
+  std::vector<std::vector<uint32_t>> own(out != nullptr ? 0 : R);
+  for (auto& o : own) o.resize(n);
+  Event value_done[2];
+  DownloadCrew crew(ctx, n, transfer_plan(Options(), params));  // joined before the buffers go
+  auto post = [&](size_t k) {
+    uint32_t* host = out != nullptr ? out[k] : own[k % R].data();
+    crew.post(d_rep[k % R].data(), host, [&emit, k, host] { emit(k, host); });
+  };
+  for (size_t k = last; k-- > 0;) {
+    if (k + R < last) crew.wait_done(last - k - R);  // value k+R's buffer
+    const bool later = k + 1 < last;
     if (later) core_marks(ctx, count.data(), n, levels[k], levels[k + 1], core.data());
-    const bool step = later && levels[k] > 1;
-    uint32_t* d = d_rep[k & 1].data();
-    clusters_of<D>(ctx, v, nb, levels[k], core.data(), step, parent.data(), stats, sw, d,
-                   nullptr);
-    if (pending.valid()) pending.get();  // rethrows what the copy or the emit threw
-    uint32_t* host = out != nullptr ? out[k] : rep;  // free again: pending was joined
-    pending = std::async(std::launch::async, [&ctx, &copies, &emit, &down_s, &plan, d, n, host, k] {
-      Stopwatch w;
-      download_ready_reps(ctx, copies, d, n, host, plan);
-      down_s += w.lap();
-      emit(k, host);
-    });
-    sw.lap();
+    ValueRun run;
+    run.step = later && levels[k] > 1;
+    run.timed = false;
+    run.bfs_scratch = scratch.data();
+    clusters_of<D>(ctx, v, nb, levels[k], core.data(), run, parent.data(), stats, sw,
+                   d_rep[k % R].data(), nullptr);
+    CUDA_TRY(cudaEventRecord(value_done[k & 1], ctx.stream()));
+    if (!later) continue;
+    ctx.wait_event(value_done[(k + 1) & 1]);
+    post(k + 1);
   }
-  if (pending.valid()) pending.get();
+  ctx.wait_event(value_done[0]);
+  post(0);
+  crew.wait_done(last);
   stats.t_label += sw.lap();
-  stats.t_transfer += down_s;
+  stats.t_transfer += crew.copy_seconds();
 }
 
 // The pairs of n device-resident points within eps, not within inner when
@@ -1378,8 +1403,7 @@ void cluster_nd_host(const NdPointsView& pts, const gd_params& params, const Can
   cudaStream_t s = ctx.stream();
   const size_t values = static_cast<size_t>(pts.n) * pts.dims;
   auto coords = ctx.alloc<double>(values, "coordinates");
-  CUDA_TRY(cudaMemcpyAsync(coords.data(), pts.coords, values * sizeof(double),
-                           cudaMemcpyHostToDevice, s));
+  upload_array(ctx, pts.coords, coords.data(), values * sizeof(double), transfer_plan(opts, params));
   auto d_rep = ctx.alloc<uint32_t>(pts.n, "representatives");
   device_buffer<uint8_t> d_core;
   if (core != nullptr) d_core = ctx.alloc<uint8_t>(pts.n, "core flags out");
@@ -1417,21 +1441,20 @@ void cluster_nd_device(const double* d_coords, int dims, uint32_t n, const gd_pa
 
 void sweep_nd_host(const NdPointsView& pts, const gd_params& params,
                    const std::vector<int64_t>& levels, const CancelToken& cancel,
-                   const SweepEmit& emit, uint32_t* rep, uint32_t* const* out,
-                   gd_run_stats& stats) {
+                   const SweepEmit& emit, uint32_t* const* out, gd_run_stats& stats) {
   Stopwatch total, sw;
   start_stats(stats, pts.n, params.device);
   RunContext ctx(params.device, params.device_memory_budget, cancel);
   check_fits(ctx, pts.n, pts.dims);
   const size_t values = static_cast<size_t>(pts.n) * pts.dims;
   auto coords = ctx.alloc<double>(values, "coordinates");
-  CUDA_TRY(cudaMemcpyAsync(coords.data(), pts.coords, values * sizeof(double),
-                           cudaMemcpyHostToDevice, ctx.stream()));
+  upload_array(ctx, pts.coords, coords.data(), values * sizeof(double),
+               transfer_plan(Options(), params));
   ctx.wait();
   stats.t_transfer += sw.lap();
   with_dims(pts.dims, [&](auto d) {
-    sweep_nd_on_device<decltype(d)::value>(ctx, coords.data(), pts.n, params, levels, emit, rep,
-                                           out, stats, sw);
+    sweep_nd_on_device<decltype(d)::value>(ctx, coords.data(), pts.n, params, levels, emit, out,
+                                           stats, sw);
   });
   stats.t_total = total.lap();
 }
@@ -1445,8 +1468,8 @@ void nd_pairs_host(const NdPointsView& pts, const uint32_t* row_of, double eps, 
   const size_t values = static_cast<size_t>(pts.n) * pts.dims;
   auto coords = ctx.alloc<double>(values, "coordinates");
   auto rows = ctx.alloc<uint32_t>(pts.n, "rows of the points");
-  CUDA_TRY(cudaMemcpyAsync(coords.data(), pts.coords, values * sizeof(double),
-                           cudaMemcpyHostToDevice, s));
+  upload_array(ctx, pts.coords, coords.data(), values * sizeof(double),
+               transfer_plan(Options(), params));
   CUDA_TRY(cudaMemcpyAsync(rows.data(), row_of, sizeof(uint32_t) * pts.n, cudaMemcpyHostToDevice,
                            s));
   with_dims(pts.dims, [&](auto d) {
@@ -1486,10 +1509,9 @@ void DeviceNdPoints::copy_reps_to_host(uint32_t* rep) const {
 
 void gpu_nd_sweep(const NdPointsView& pts, const gd_params& params,
                   const std::vector<int64_t>& levels, const CancelToken& cancel,
-                  const SweepEmit& emit, uint32_t* rep, uint32_t* const* out,
-                  gd_run_stats& stats) {
+                  const SweepEmit& emit, uint32_t* const* out, gd_run_stats& stats) {
   try {
-    cuda::sweep_nd_host(pts, params, levels, cancel, emit, rep, out, stats);
+    cuda::sweep_nd_host(pts, params, levels, cancel, emit, out, stats);
   } catch (const Error& e) {
     cuda::reset_after(e);
     throw;

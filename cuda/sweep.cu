@@ -116,12 +116,7 @@ void sweep_whole(RunContext& ctx, const PointsView& pts, const gd_params& params
   // sweep's own host buffer k % R) by the crew while the device clusters
   // the next values; a buffer is taken again once its copy and emit are
   // done.  The crew is declared after the buffers: joined before they go.
-  // R: 3 at least (the device two values ahead of the copies), up to 8
-  // within 32 MB (H200, 1M points, 16 values: 8 buffers 8.3 ms against 9.0
-  // with 3 on uniform eps 1, level on the other sets).
-  const size_t R = std::min<size_t>(
-      last, std::clamp<size_t>((size_t{32} << 20) / (sizeof(uint32_t) * std::max<uint32_t>(n, 1)),
-                               3, 8));
+  const size_t R = sweep_buffers(n, last);
   std::vector<device_buffer<uint32_t>> d_rep;
   std::vector<std::vector<uint32_t>> own(out != nullptr ? 0 : R);
   for (auto& o : own) o.resize(n);

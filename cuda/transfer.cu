@@ -198,46 +198,33 @@ size_t piece_bytes(const TransferPlan& plan, size_t unit) {
   return std::max<size_t>(unit, std::min(kHalfBytes, size_t{plan.chunk_points} * unit));
 }
 
-// Runs fn(lane, t) on `count` lanes, lane t on thread t.  kMainStream: the
-// lanes' streams first wait for the work queued on the run's stream, which
-// then waits for theirs.  kReady (the data is complete, the run's stream is
-// the caller's thread's to queue more on meanwhile): neither waits for the
-// other, and the lanes' streams are drained before this returns.
-enum class LaneOrder { kMainStream, kReady };
-
+// Runs fn(lane, t) on `count` lanes, lane t on thread t.  The lanes'
+// streams first wait for the work queued on the run's stream, which then
+// waits for theirs.
 template <class F>
-void on_lanes(RunContext& ctx, unsigned count, F&& fn, LaneOrder order = LaneOrder::kMainStream) {
+void on_lanes(RunContext& ctx, unsigned count, F&& fn) {
   std::lock_guard<std::mutex> hold(lanes_mutex);
   int device = 0;
   CUDA_TRY(cudaGetDevice(&device));
   Lanes& lanes = lanes_for(device);
-  const bool main = order == LaneOrder::kMainStream;
   Event ready;
-  if (main) {
-    CUDA_TRY(cudaEventRecord(ready, ctx.stream()));
-    for (unsigned t = 0; t < count; ++t) CUDA_TRY(cudaStreamWaitEvent(lanes[t].stream, ready, 0));
-  }
-  // Every lane's stream is joined back (into the main stream, or drained),
-  // also when a lane failed, so that the run's buffers are freed only after
-  // the copies.
+  CUDA_TRY(cudaEventRecord(ready, ctx.stream()));
+  for (unsigned t = 0; t < count; ++t) CUDA_TRY(cudaStreamWaitEvent(lanes[t].stream, ready, 0));
+  // Every lane's stream is joined back into the main stream, also when a
+  // lane failed, so that the run's buffers are freed only after the copies.
   struct Join {
     cudaStream_t main;
     Lanes& lanes;
     unsigned count;
-    bool into_main;
     ~Join() {
       for (unsigned t = 0; t < count; ++t) {
-        if (!into_main) {
-          (void)cudaStreamSynchronize(lanes[t].stream);
-          continue;
-        }
         cudaEvent_t e;
         if (cudaEventCreateWithFlags(&e, cudaEventDisableTiming) != cudaSuccess) continue;
         if (cudaEventRecord(e, lanes[t].stream) == cudaSuccess) (void)cudaStreamWaitEvent(main, e, 0);
         (void)cudaEventDestroy(e);
       }
     }
-  } join{ctx.stream(), lanes, count, main};
+  } join{ctx.stream(), lanes, count};
   ThreadTeam team(static_cast<int>(count), ctx.cancel());
   team.run([&](int t) {
     CUDA_TRY(cudaSetDevice(device));  // a fresh thread starts on device 0
@@ -274,6 +261,22 @@ Bounds device_bounds(RunContext& ctx, const double* dx, const double* dy, uint32
   CUDA_TRY(cudaMemcpyAsync(&b, out.data(), sizeof b, cudaMemcpyDeviceToHost, ctx.stream()));
   ctx.wait();
   return b;
+}
+
+void upload_array(RunContext& ctx, const void* src, void* dst, size_t bytes,
+                  const TransferPlan& plan) {
+  if (plan.direct || (bytes < kLaneMinBytes && plan.chunk_points == 0)) {
+    CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, ctx.stream()));
+    return;
+  }
+  // Shares of whole doubles (the last one takes any odd tail).
+  const uint64_t items = bytes / sizeof(double);
+  on_lanes(ctx, lane_count(plan, bytes), [&](Lane& l, unsigned t, unsigned count) {
+    uint64_t a = share(items, t, count) * sizeof(double);
+    uint64_t e = t + 1 == count ? bytes : share(items, t + 1, count) * sizeof(double);
+    Span span{static_cast<const char*>(src) + a, static_cast<char*>(dst) + a, e - a};
+    lane_up(l, &span, 1, piece_bytes(plan, sizeof(double)), ctx.cancel());
+  });
 }
 
 void upload_points(RunContext& ctx, const double* x, const double* y, uint32_t n,
@@ -315,30 +318,6 @@ void download_reps(RunContext& ctx, const uint32_t* d_rep, uint32_t n, uint32_t*
   ctx.wait();
 }
 
-void download_ready_reps(RunContext& ctx, cudaStream_t stream, const uint32_t* d_rep, uint32_t n,
-                         uint32_t* rep, const TransferPlan& plan) {
-  // The lanes from a staging half up, a lane a staging half (not from
-  // kLaneMinBytes, a copy the caller waits for): this one is behind the
-  // device's work on the next value, and the 4 MB of 1M points came down in
-  // ~0.5 ms as a plain pageable copy.  Measured (H200, 16 values): the 1M
-  // sweep 12 ms against 13-16 plain, 10M level; smaller pieces and a lane a
-  // half megabyte were slower (the lanes' driver calls and the run's
-  // launches contend).
-  size_t bytes = sizeof(uint32_t) * n;
-  if (plan.direct || (bytes < kHalfBytes && plan.chunk_points == 0)) {
-    CUDA_TRY(cudaMemcpyAsync(rep, d_rep, bytes, cudaMemcpyDeviceToHost, stream));
-    CUDA_TRY(cudaStreamSynchronize(stream));
-    return;
-  }
-  on_lanes(
-      ctx, lane_count(plan, bytes, kHalfBytes),
-      [&](Lane& l, unsigned t, unsigned count) {
-        lane_down(l, reps_share(d_rep, n, rep, t, count), piece_bytes(plan, sizeof(uint32_t)),
-                  ctx.cancel());
-      },
-      LaneOrder::kReady);
-}
-
 // ---- DownloadCrew ----------------------------------------------------------
 //
 // Crew thread t copies its share of every job in turn (lane t's pieces; one
@@ -354,6 +333,11 @@ struct DownloadCrew::Crew {
   };
 
   Crew(RunContext& c, uint32_t npoints, const TransferPlan& plan) : ctx(c), n(npoints) {
+    // The lanes from a staging half up, a lane a half (not from
+    // kLaneMinBytes): the copy hides behind the device's next values.
+    // H200, 16 values at 1M points: 12 ms against 13-16 with plain pageable
+    // copies (4 MB in ~0.5 ms); smaller pieces and a lane a half megabyte
+    // were slower (the lanes' driver calls and the run's launches contend).
     const size_t bytes = sizeof(uint32_t) * n;
     plain = plan.direct || (bytes < kHalfBytes && plan.chunk_points == 0);
     count = plain ? 1 : lane_count(plan, bytes, kHalfBytes);
