@@ -70,6 +70,7 @@ class NdStages {
       const int64_t own = small ? e - b : 0;  // counted without a test
       for (uint32_t p = b; p < e; ++p) {
         const double* pp = g_.point(p);
+        const NdGrid::Reach reach = g_.slab_reach(pp, eps_);
         CoreCount found(minpoints, own);  // rules/dbscan_rules.hpp: stops at need
         size_t visited = 0;
         for (int r = 0; r < nrows && !found.core(); ++r) {
@@ -84,7 +85,7 @@ class NdStages {
                 continue;
               }
             }
-            const PointRange sl = g_.slab(n, pp, eps_);
+            const PointRange sl = g_.slab(n, reach);
             for (uint32_t q = sl.begin; q < sl.end; ++q)
               if (within_eps_d<D>(pp, g_.point(q), eps_) && found.add()) break;
             visited += sl.end - sl.begin;
@@ -127,6 +128,7 @@ class NdStages {
     } release;
     first_core_.assign(ncells_, kNone);
     fresh_.assign(ncells_, 0);
+    if (!claimer_.empty()) near_fresh_.assign(ncells_, 0);
     for_each_cell([&](uint32_t c, NdWindow&, WorkPoller&) {
       uint32_t p = g_.start[c];
       while (p < g_.start[c + 1] && !(flags_[p] & kCore)) ++p;
@@ -150,6 +152,10 @@ class NdStages {
       }
       CellRange rows[NdWindow::kMaxRanges];
       const int nrows = window.cells_at(c, rows);
+      if (!near_fresh_.empty())  // the window is symmetric: c is in each n's
+        for (int r = 0; r < nrows; ++r)
+          for (uint32_t n = rows[r].begin; n < rows[r].end; ++n)
+            __atomic_store_n(&near_fresh_[n], uint8_t{1}, __ATOMIC_RELAXED);
       for (int r = 0; r < nrows; ++r) {
         for (uint32_t n = rows[r].begin; n < rows[r].end; ++n) {
           // a pair of cells from the smaller of its fresh ones
@@ -165,40 +171,62 @@ class NdStages {
     });
   }
 
+  // A sweep keeps each non-core point's first claimer from one value to the
+  // next (borders' `again`); 4 bytes a point, charged here.
+  void keep_claimers() {
+    claimer_charge_ = MemoryCharge(static_cast<int64_t>(g_.perm.size()) * 4, "the sweep's claimers");
+    claimer_.assign(g_.perm.size(), kNoise);
+  }
+
   // rep[point index]: the root of a core point's set; for a border point the
   // root of its core neighbour with the smallest point index; else kNoise.
-  void borders(const AtomicUnionFind& uf, uint32_t* rep, uint8_t* core) {
+  // again (a sweep's later value, after unite() from the previous value's
+  // sets; keep_claimers): a point not core now was not core then, and its
+  // core neighbours now are those of then and the new core points within
+  // reach, so its claimer is the smaller of the kept one and the first new
+  // core point in reach: only the cells holding new core points are read,
+  // and none in a cell whose window holds none.
+  void borders(const AtomicUnionFind& uf, uint32_t* rep, uint8_t* core, bool again = false) {
     const uint32_t* perm = g_.perm.data();
     auto find = [&uf](uint32_t i) { return uf.find(i); };
+    const bool keep = !claimer_.empty();
+    again = again && keep;
+    const uint8_t offer = again ? kFresh : kCore;  // the points that may claim
     for_each_cell([&](uint32_t c, NdWindow& window, WorkPoller& poller) {
       CellRange rows[NdWindow::kMaxRanges];
       int nrows = -1;
+      const bool same = again && !near_fresh_[c];
       for (uint32_t p = g_.start[c]; p < g_.start[c + 1]; ++p) {
         if (core != nullptr) core[perm[p]] = flags_[p] & kCore;
         if (flags_[p] & kCore) {
           rep[perm[p]] = representative(true, p, kNoise, find);
           continue;
         }
-        if (nrows < 0) nrows = window.cells_at(c, rows);
-        const double* pp = g_.point(p);
-        uint32_t best_index = kNoise, best = 0;
-        size_t work = 0;
-        for (int r = 0; r < nrows; ++r) {
-          for (uint32_t n = rows[r].begin; n < rows[r].end; ++n) {
-            if (first_core_[n] == kNone) continue;
-            const PointRange sl = g_.slab(n, pp, eps_);
-            for (uint32_t q = sl.begin; q < sl.end; ++q) {
-              if ((flags_[q] & kCore) && perm[q] < best_index &&
-                  within_eps_d<D>(pp, g_.point(q), eps_)) {
-                best_index = perm[q];
-                best = q;
+        uint32_t best = again ? claimer_[p] : kNoise;
+        if (!same) {
+          if (nrows < 0) nrows = window.cells_at(c, rows);
+          const double* pp = g_.point(p);
+          const NdGrid::Reach reach = g_.slab_reach(pp, eps_);
+          uint32_t best_index = best == kNoise ? kNoise : perm[best];
+          size_t work = 0;
+          for (int r = 0; r < nrows; ++r) {
+            for (uint32_t n = rows[r].begin; n < rows[r].end; ++n) {
+              if (first_core_[n] == kNone || (again && !fresh_[n])) continue;
+              const PointRange sl = g_.slab(n, reach);
+              for (uint32_t q = sl.begin; q < sl.end; ++q) {
+                if ((flags_[q] & offer) && perm[q] < best_index &&
+                    within_eps_d<D>(pp, g_.point(q), eps_)) {
+                  best_index = perm[q];
+                  best = q;
+                }
               }
+              work += sl.end - sl.begin + 1;
             }
-            work += sl.end - sl.begin + 1;
           }
+          poller.add(work);
+          if (keep) claimer_[p] = best;
         }
-        rep[perm[p]] = representative(false, p, best_index == kNoise ? kNoise : best, find);
-        poller.add(work);
+        rep[perm[p]] = representative(false, p, best, find);
       }
     });
   }
@@ -285,11 +313,13 @@ class NdStages {
   }
 
   // Core pairs between points [b, e) and cell n, skipping pairs already in
-  // one set.
+  // one set (and, where n holds no kFresh point, the points of [b, e) that
+  // are not kFresh: none of their pairs with n is open).
   void unite_across(uint32_t b, uint32_t e, uint32_t n, AtomicUnionFind& uf,
                     WorkPoller& poller) {
+    const uint8_t needed = fresh_[n] ? kCore : kFresh;
     for (uint32_t p = b; p < e; ++p) {
-      if (!(flags_[p] & kCore)) continue;
+      if (!(flags_[p] & needed)) continue;
       const double* pp = g_.point(p);
       const PointRange sl = g_.slab(n, pp, eps_);
       for (uint32_t q = sl.begin; q < sl.end; ++q) {
@@ -327,6 +357,9 @@ class NdStages {
   std::vector<uint32_t> first_core_;  // per cell: its first core point, or kNone
   std::vector<uint8_t> fresh_;        // per cell: a pair with one of its points may be open
   std::vector<uint8_t> flags_;        // per sorted point: kCore, kNewCore or 0
+  std::vector<uint8_t> near_fresh_;   // per cell: its window holds a kFresh point (keep_claimers)
+  std::vector<uint32_t> claimer_;     // per sorted point: its first claimer (keep_claimers)
+  MemoryCharge claimer_charge_;
 
   // A thread's list for unite_within, kept from cell to cell within unite().
   static std::vector<uint32_t>& open_scratch() {
@@ -379,6 +412,7 @@ void nd_cluster_levels(const NdPointsView& pts, const NdGrid& grid, const gd_par
       charge = MemoryCharge(static_cast<int64_t>(pts.n) * 4, "the neighbour counts");
       counts.resize(pts.n);
       stages.mark_core(*std::max_element(levels.begin(), levels.end()), counts.data());
+      stages.keep_claimers();
     }
     // From the largest value down: the core points only grow, so each value's
     // sets start from the previous one's (a value with need <= 1, where
@@ -401,7 +435,7 @@ void nd_cluster_levels(const NdPointsView& pts, const NdGrid& grid, const gd_par
         });
       stages.unite(uf);
       stats.t_union += watch.lap();
-      stages.borders(uf, rep, core);
+      stages.borders(uf, rep, core, from_previous);
       emit(k, rep);
       stats.t_label += watch.lap();
     }

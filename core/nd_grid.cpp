@@ -184,15 +184,19 @@ NdGrid build_nd_grid(const NdPointsView& pts, double reach, bool fine, ThreadTea
   return grid;
 }
 
-PointRange NdGrid::slab(uint32_t c, const double* p, double eps) const {
-  const uint32_t b = start[c], e = start[c + 1];
-  if (by_fourth.empty() || !by_fourth[c]) return PointRange{b, e};
+NdGrid::Reach NdGrid::slab_reach(const double* p, double eps) const {
+  if (by_fourth.empty()) return Reach{};  // no slabs (fewer than four coordinates)
   // |fl(q - v)| <= eps puts q within eps (1 + 2^-53) of v; fl(v -+ r) with
   // r = eps + 4 ulps of |v| + eps lies beyond that by at least 3 ulps.
   const double v = p[3];
   const double m = std::fabs(v) + eps;
   const double r = eps + std::ldexp(1.0, std::max(std::ilogb(m), -1022) - 50);
-  const double lo = v - r, hi = v + r;
+  return Reach{v - r, v + r};
+}
+
+PointRange NdGrid::slab_of_sorted(uint32_t c, const Reach& reach) const {
+  const uint32_t b = start[c], e = start[c + 1];
+  const double lo = reach.lo, hi = reach.hi;
   auto fourth = [&](uint32_t i) { return coords[static_cast<size_t>(b + i) * dims + 3]; };
   const uint32_t k = e - b;
   const uint32_t first = partition_point_near(k, 0, [&](uint32_t i) { return fourth(i) < lo; });

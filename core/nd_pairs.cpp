@@ -48,10 +48,11 @@ void nd_neighbour_pairs(const NdGrid& grid, const uint32_t* row_of, double eps, 
             const int nrows = window.cells_at(static_cast<uint32_t>(c), rows);
             for (uint32_t p = grid.start[c]; p < grid.start[c + 1]; ++p) {
               const double* pp = grid.point(p);
+              const NdGrid::Reach reach = grid.slab_reach(pp, eps);
               for (int r = 0; r < nrows; ++r) {
                 for (uint32_t n = rows[r].begin; n < rows[r].end; ++n) {
                   if (grid.start[n + 1] <= p + 1) continue;  // each pair once, from p < q
-                  const PointRange sl = grid.slab(n, pp, eps);
+                  const PointRange sl = grid.slab(n, reach);
                   for (uint32_t q = std::max(sl.begin, p + 1); q < sl.end; ++q) {
                     if (within_eps_d<D>(pp, grid.point(q), eps) &&
                         !(inner >= 0 && within_eps_d<D>(pp, grid.point(q), inner)))

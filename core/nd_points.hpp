@@ -87,8 +87,22 @@ struct NdGrid {
   const double* point(uint32_t i) const { return coords.data() + static_cast<size_t>(i) * dims; }
   // The points of cell c that may lie within eps of p (the predicate's
   // |fl(q_k - p_k)| <= eps) on the fourth axis: every such point; the whole
-  // cell where it is not by_fourth.
-  PointRange slab(uint32_t c, const double* p, double eps) const;
+  // cell where it is not by_fourth.  A search over many cells takes p's
+  // interval once (slab_reach) and each cell's slab of it.
+  struct Reach {
+    double lo = 0, hi = 0;
+  };
+  Reach slab_reach(const double* p, double eps) const;
+  PointRange slab(uint32_t c, const Reach& r) const {
+    if (by_fourth.empty() || !by_fourth[c]) return PointRange{start[c], start[c + 1]};
+    return slab_of_sorted(c, r);
+  }
+  PointRange slab(uint32_t c, const double* p, double eps) const {
+    return slab(c, slab_reach(p, eps));
+  }
+
+ private:
+  PointRange slab_of_sorted(uint32_t c, const Reach& r) const;
 };
 
 // reach: the largest |q_k - p_k| of a neighbour pair (eps, or the threshold
