@@ -420,6 +420,7 @@ struct DownloadCrew::Crew {
 
 DownloadCrew::DownloadCrew(RunContext& ctx, uint32_t n, const TransferPlan& plan)
     : crew_(new Crew(ctx, n, plan)) {
+  crew_->threads.reserve(crew_->count);  // no reallocation with a thread in hand
   try {
     for (unsigned t = 0; t < crew_->count; ++t)
       crew_->threads.push_back(start_quiet_thread([c = crew_.get(), t] { c->member(t); }));
