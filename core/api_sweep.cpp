@@ -17,6 +17,13 @@ namespace {
 
 using namespace gd::api;
 
+// Value k's ids at cluster_ids + k * nrows.
+std::vector<int32_t*> level_outputs(int32_t* cluster_ids, int64_t nrows, int64_t nvalues) {
+  std::vector<int32_t*> out(static_cast<size_t>(nvalues));
+  for (int64_t k = 0; k < nvalues; ++k) out[k] = cluster_ids + k * nrows;
+  return out;
+}
+
 }  // namespace
 
 extern "C" {
@@ -73,9 +80,11 @@ gd_status gd_cluster_graph_sweep(const uint8_t* row_kind, int64_t nrows, const g
   return guarded(err, [&] {
     check_sweep(minpoints, nminpoints, nrows);
     check_graph(row_kind, nrows, edges, nedges, cluster_ids);
-    // The graph is the costly part and is already built: one pass per value.
-    for (int64_t k = 0; k < nminpoints; ++k)
-      gd::cluster_graph(row_kind, nrows, edges, nedges, minpoints[k], cluster_ids + k * nrows);
+    // The graph is the costly part and is already built: the counts once,
+    // then one pass per value.
+    gd::cluster_graph_levels(row_kind, nrows, edges, nedges, minpoints,
+                             static_cast<size_t>(nminpoints),
+                             level_outputs(cluster_ids, nrows, nminpoints).data());
   });
 }
 
@@ -87,9 +96,9 @@ gd_status gd_cluster_graph_directed_sweep(const uint8_t* row_kind, int64_t nrows
   return guarded(err, [&] {
     check_sweep(minpoints, nminpoints, nrows);
     check_graph(row_kind, nrows, edges, nedges, cluster_ids);
-    for (int64_t k = 0; k < nminpoints; ++k)
-      gd::cluster_graph(row_kind, nrows, edges, nedges, minpoints[k], cluster_ids + k * nrows,
-                        nullptr, dirs);
+    gd::cluster_graph_levels(row_kind, nrows, edges, nedges, minpoints,
+                             static_cast<size_t>(nminpoints),
+                             level_outputs(cluster_ids, nrows, nminpoints).data(), nullptr, dirs);
   });
 }
 

@@ -12,9 +12,9 @@
 
 namespace gd {
 
-void cluster_graph(const uint8_t* row_kind, int64_t nrows, const gd_pair* edges, int64_t nedges,
-                   int64_t minpoints, int32_t* cluster_ids, uint8_t* core_out,
-                   const uint8_t* dirs) {
+void cluster_graph_levels(const uint8_t* row_kind, int64_t nrows, const gd_pair* edges,
+                          int64_t nedges, const int64_t* minpoints, size_t nvalues,
+                          int32_t* const* ids, uint8_t* core_out, const uint8_t* dirs) {
   // Compact index of each geometry row, in row order.
   constexpr uint32_t kNone = UINT32_MAX;
   std::vector<uint32_t> node(static_cast<size_t>(nrows), kNone);
@@ -64,10 +64,20 @@ void cluster_graph(const uint8_t* row_kind, int64_t nrows, const gd_pair* edges,
   AtomicUnionFind uf(n);
   std::vector<uint8_t> core(n);
   std::vector<uint32_t> count(n), claimer(n), rep(n);
-  cluster_relation(n, minpoints, pairs, uf, core.data(), count.data(), claimer.data(),
-                   rep.data());
-  assign_ids(row_kind, nrows, rep.data(), minpoints, cluster_ids);
+  count_relation(n, pairs, count.data());  // the same for every value
+  for (size_t k = 0; k < nvalues; ++k) {
+    cluster_counted_relation(n, minpoints[k], pairs, uf, core.data(), count.data(),
+                             claimer.data(), rep.data());
+    assign_ids(row_kind, nrows, rep.data(), minpoints[k], ids[k]);
+  }
   if (core_out) std::copy(core.begin(), core.end(), core_out);
+}
+
+void cluster_graph(const uint8_t* row_kind, int64_t nrows, const gd_pair* edges, int64_t nedges,
+                   int64_t minpoints, int32_t* cluster_ids, uint8_t* core_out,
+                   const uint8_t* dirs) {
+  cluster_graph_levels(row_kind, nrows, edges, nedges, &minpoints, 1, &cluster_ids, core_out,
+                       dirs);
 }
 
 }  // namespace gd

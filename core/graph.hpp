@@ -42,5 +42,12 @@ void gpu_box_pairs(const BoxTree& tree, const uint32_t* row_at, double within,
 void cluster_graph(const uint8_t* row_kind, int64_t nrows, const gd_pair* edges, int64_t nedges,
                    int64_t minpoints, int32_t* cluster_ids, uint8_t* core_out = nullptr,
                    const uint8_t* dirs = nullptr);
+// The same at nvalues minpoints values (a sweep), value k's ids into ids[k]:
+// the rows and edges checked and each row's neighbours counted once for all
+// (core_out: the last value's flags).
+void cluster_graph_levels(const uint8_t* row_kind, int64_t nrows, const gd_pair* edges,
+                          int64_t nedges, const int64_t* minpoints, size_t nvalues,
+                          int32_t* const* ids, uint8_t* core_out = nullptr,
+                          const uint8_t* dirs = nullptr);
 
 }  // namespace gd

@@ -282,11 +282,15 @@ gd_status gd_cluster_points_nd_sweep_by(const double* coords, int dims, const ui
         } free_list{&list};
         pts.release();
         auto tg = std::chrono::steady_clock::now();
+        std::vector<int64_t> value(left);
+        std::vector<int32_t*> out(left);
         for (size_t k = 0; k < left; ++k) {
-          gd::cluster_graph(row_kind, nrows, list.pairs, list.count,
-                            minpoints[levels.first_request[k]], ids_of(k));
-          copy_level(k);
+          value[k] = minpoints[levels.first_request[k]];
+          out[k] = ids_of(k);
         }
+        gd::cluster_graph_levels(row_kind, nrows, list.pairs, list.count, value.data(), left,
+                                 out.data());
+        for (size_t k = 0; k < left; ++k) copy_level(k);
         st.t_label += seconds_since(tg);
       } else {
         rep.resize(n);

@@ -18,25 +18,33 @@
 
 namespace gd {
 
-// count[n] and claimer[n] are scratch; core[n] receives 1 for a core node,
-// else 0; rep[n] each node's representative (its set's root, the smallest
-// node of its cluster; kNoise for noise).  uf: a fresh union-find over n
+// Rule 1's counts: count[v] = 1 (itself) + the nodes v sees.  They do not
+// depend on minpoints, so a sweep takes them once for all its values.
+template <class Pairs>
+void count_relation(uint32_t n, Pairs&& pairs, uint32_t* count) {
+  std::fill(count, count + n, 1u);
+  pairs([&](uint32_t a, uint32_t b, unsigned rel) {
+    count[a] += rel & 1u;
+    count[b] += rel >> 1;
+  });
+}
+
+// Rules 1 to 4 at minpoints from count_relation's counts (unread for
+// single linkage).  claimer[n] is scratch; core[n] receives 1 for a core
+// node, else 0; rep[n] each node's representative (its set's root, the
+// smallest node of its cluster; kNoise for noise).  uf: a union-find over n
 // nodes (init done here), with find and unite.
 template <class Pairs, class UnionFind>
-void cluster_relation(uint32_t n, int64_t minpoints, Pairs&& pairs, UnionFind& uf,
-                      uint8_t* core, uint32_t* count, uint32_t* claimer, uint32_t* rep) {
+void cluster_counted_relation(uint32_t n, int64_t minpoints, Pairs&& pairs, UnionFind& uf,
+                              uint8_t* core, const uint32_t* count, uint32_t* claimer,
+                              uint32_t* rep) {
   const Linkage linkage = linkage_for(minpoints);
   for (uint32_t v = 0; v < n; ++v) uf.init(v, v);
 
-  // Rule 1, from the pairs (each seen once, so no early exit to take).
+  // Rule 1 (each pair seen once by the counts, so no early exit to take).
   if (linkage == Linkage::kSingle) {
     std::fill(core, core + n, uint8_t{1});
   } else {
-    std::fill(count, count + n, 1u);  // itself
-    pairs([&](uint32_t a, uint32_t b, unsigned rel) {
-      count[a] += rel & 1u;
-      count[b] += rel >> 1;
-    });
     const int64_t need = core_need(minpoints);
     for (uint32_t v = 0; v < n; ++v) core[v] = static_cast<int64_t>(count[v]) >= need;
   }
@@ -63,6 +71,14 @@ void cluster_relation(uint32_t n, int64_t minpoints, Pairs&& pairs, UnionFind& u
   // Rule 4.
   auto find = [&uf](uint32_t i) { return uf.find(i); };
   for (uint32_t v = 0; v < n; ++v) rep[v] = representative(core[v] != 0, v, claimer[v], find);
+}
+
+// Both at one minpoints; count[n] is scratch.
+template <class Pairs, class UnionFind>
+void cluster_relation(uint32_t n, int64_t minpoints, Pairs&& pairs, UnionFind& uf,
+                      uint8_t* core, uint32_t* count, uint32_t* claimer, uint32_t* rep) {
+  if (linkage_for(minpoints) != Linkage::kSingle) count_relation(n, pairs, count);
+  cluster_counted_relation(n, minpoints, pairs, uf, core, count, claimer, rep);
 }
 
 }  // namespace gd
