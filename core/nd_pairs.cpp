@@ -68,4 +68,33 @@ void nd_neighbour_pairs(const NdGrid& grid, const uint32_t* row_of, double eps, 
   });
 }
 
+double nd_sample_pairs_per_point(const NdGrid& grid, double eps, uint32_t samples, uint32_t cap) {
+  const uint32_t n = static_cast<uint32_t>(grid.perm.size());
+  if (n < 2 || samples == 0) return 0;
+  samples = std::min(samples, n);
+  double seen = 0;
+  dispatch_dims(grid.dims, [&](auto dims) {
+    constexpr int D = decltype(dims)::value;
+    NdWindow window(grid);
+    CellRange rows[NdWindow::kMaxRanges];
+    uint32_t c = 0;  // the cell of p: sorted positions rise with the samples
+    for (uint32_t s = 0; s < samples; ++s) {
+      const uint32_t p = static_cast<uint32_t>(static_cast<uint64_t>(n) * s / samples);
+      while (grid.start[c + 1] <= p) ++c;
+      const double* pp = grid.point(p);
+      const NdGrid::Reach reach = grid.slab_reach(pp, eps);
+      const int nrows = window.cells_at(c, rows);
+      uint32_t count = 0;
+      for (int r = 0; r < nrows && count < cap; ++r)
+        for (uint32_t m = rows[r].begin; m < rows[r].end && count < cap; ++m) {
+          const PointRange sl = grid.slab(m, reach);
+          for (uint32_t q = sl.begin; q < sl.end && count < cap; ++q)
+            count += q != p && within_eps_d<D>(pp, grid.point(q), eps);
+        }
+      seen += count;
+    }
+  });
+  return seen / samples / 2;  // each pair has two ends
+}
+
 }  // namespace gd

@@ -146,6 +146,11 @@ NdGrid nd_cluster_grid(const NdPointsView& pts, double eps, ThreadTeam& team);
 // window's points (twice the candidate pairs, at most).
 uint64_t nd_window_work(const NdGrid& grid, ThreadTeam& team);
 
+// Neighbour pairs per point within eps on grid (of reach eps), estimated
+// from `samples` points spread over the sorted order, each one's
+// neighbours counted up to `cap` (so at most cap / 2 a point).
+double nd_sample_pairs_per_point(const NdGrid& grid, double eps, uint32_t samples, uint32_t cap);
+
 // nd_cluster for each minpoints value levels[k] in turn on one grid (of
 // nd_cluster_grid), emit(k, rep) after each; with several values each
 // point's neighbours are counted once, up to the largest value's need.
