@@ -563,3 +563,36 @@ TEST(Nd, CancelledRunReportsCancelled) {
 }
 
 }  // namespace
+
+TEST(Nd, SampledPairsPerPointCountTheLattice) {
+  // A 20^3 integer lattice at eps 1 (and 4-D with a fifth of the points
+  // apart on the fourth axis): every point sampled gives the exact pairs per
+  // point; the cap bounds each point's count; a sample of a few points stays
+  // near the mean.
+  for (int dims : {3, 4}) {
+    NdRows r{dims, {}, {}};
+    for (int i = 0; i < 8000; ++i) {
+      std::vector<double> p = {double(i % 20), double(i / 20 % 20), double(i / 400)};
+      if (dims == 4) p.push_back(i % 5 == 0 ? 100.0 : 0.0);
+      r.add(p);
+    }
+    const uint32_t n = static_cast<uint32_t>(r.size());
+    gd_params p;
+    gd_params_init(&p);
+    gd::CancelToken cancel(p);
+    gd::ThreadTeam team(2, cancel);
+    gd::NdGrid g = gd::build_nd_grid(gd::NdPointsView{r.coords.data(), dims, n}, 1.0, false, team);
+    // Pairs written out: a point and its axis neighbour, apart on the fourth
+    // axis where exactly one of them is one of the fifth.
+    size_t pairs = 0;
+    for (int i = 0; i < 8000; ++i)
+      for (int step : {1, 20, 400})
+        if ((step == 1 ? i % 20 : step == 20 ? i / 20 % 20 : i / 400) < 19 &&
+            (dims == 3 || (i % 5 == 0) == ((i + step) % 5 == 0)))
+          ++pairs;
+    EXPECT_DOUBLE_EQ(gd::nd_sample_pairs_per_point(g, 1.0, n, 100), double(pairs) / n) << dims;
+    EXPECT_DOUBLE_EQ(gd::nd_sample_pairs_per_point(g, 1.0, n, 2), 1.0) << dims;  // capped at 2
+    EXPECT_NEAR(gd::nd_sample_pairs_per_point(g, 1.0, 500, 100), double(pairs) / n, 0.3) << dims;
+    EXPECT_EQ(gd::nd_sample_pairs_per_point(g, 0.5, n, 100), 0.0) << dims;
+  }
+}
