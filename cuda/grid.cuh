@@ -135,9 +135,9 @@ void download_reps(RunContext& ctx, const uint32_t* d_rep, uint32_t n, uint32_t*
 // the lanes from 1 MiB (a lane a MiB: the copy has to hide behind the next
 // value's 0.2-0.3 ms at 1M points; plain copies below), without starting
 // threads per copy (at 1M points that cost about as much as the 4 MB copy).
-// The thread that owns the run may queue more work on its stream meanwhile.  post() queues a
-// copy and returns; `then` runs once it is complete, copies finishing in the
-// order posted, one `then` at a time.  The crew holds the process's lanes
+// The thread that owns the run may queue more work on its stream meanwhile.
+// post() queues a copy and returns; `then` runs once it is complete, copies
+// finishing in the order posted, one `then` at a time.  The crew holds the process's lanes
 // while it lives.  wait_done() rethrows the first error of a copy or a
 // `then` (a cancel included); the destructor finishes the copies under way,
 // drops the rest and joins.
