@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include "backend.hpp"
 #include "bounds.hpp"
@@ -165,6 +166,24 @@ class DownloadCrew {
 inline size_t sweep_buffers(uint32_t n, size_t values) {
   const size_t fit = (size_t{32} << 20) / (sizeof(uint32_t) * (n > 0 ? n : 1));
   return values < 3 ? values : fit < 3 ? 3 : fit > 8 ? 8 : std::min(fit, values);
+}
+
+// The buffers themselves: two at least (past that the budget's error), then
+// more up to `want` while the budget and the device allow, so that a sweep
+// near the budget runs with fewer buffers rather than on the strip path.
+inline std::vector<device_buffer<uint32_t>> sweep_rep_buffers(RunContext& ctx, uint32_t n,
+                                                              size_t want) {
+  std::vector<device_buffer<uint32_t>> bufs;
+  for (size_t r = 0; r < want; ++r) {
+    try {
+      bufs.push_back(ctx.alloc<uint32_t>(n, "sweep representatives"));
+    } catch (const Error& e) {
+      if (e.status() != GD_ERR_DEVICE_NOMEM || r < 2) throw;
+      (void)cudaGetLastError();  // a failed cudaMallocAsync leaves its error behind
+      break;
+    }
+  }
+  return bufs;
 }
 
 // Frees the process's lanes (before its context is reset).

@@ -33,7 +33,6 @@
 #include "nd_points.hpp"
 #include "pair_search.cuh"
 #include "pipeline.cuh"
-#include "reduce_by_cell.cuh"
 #include "rules/small_cells.hpp"
 #include "sweep.hpp"
 #include "trace.cuh"
@@ -654,16 +653,21 @@ __global__ void core_kernel(NdView<D> g, int64_t minpoints, Batch batch, const v
   if (count != nullptr) count[i] = static_cast<uint32_t>(found.core() ? found.need : found.found);
 }
 
-// Each cell's first core point (sorted order), kNone for none.
-struct FirstCore {
-  const uint8_t* core;
-  __host__ __device__ uint32_t operator()(uint64_t j) const {
-    return core[j] ? static_cast<uint32_t>(j) : kNone;
-  }
-};
-struct MinU32 {
-  __host__ __device__ uint32_t operator()(uint32_t a, uint32_t b) const { return a < b ? a : b; }
-};
+// Each cell's first core point (smallest sorted position; kNone for none,
+// the buffer set to 0xff first) and, fresh not null, whether it holds a new
+// core point (core mark 2, fresh zeroed first): one pass, the atomicMin read
+// first as labels.cu's smallest_core_kernel does, where CUB's reduce-by-key
+// took several launches and temporary storage (~110 us at 10M points).
+__global__ void first_cores_kernel(const uint32_t* __restrict__ cell_of,
+                                   const uint8_t* __restrict__ core, uint32_t n,
+                                   uint32_t* first_core, uint8_t* fresh) {
+  const uint64_t j = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (j >= n || !core[j]) return;
+  const uint32_t c = cell_of[j];
+  if (j < *static_cast<volatile uint32_t*>(first_core + c))
+    atomicMin(first_core + c, static_cast<uint32_t>(j));
+  if (fresh != nullptr && core[j] == 2) fresh[c] = 1;
+}
 
 // Rule 3 (the relation is symmetric: every core pair within eps is joined).
 // A small cell's core points are one set (they are pairwise neighbours), so
@@ -1093,14 +1097,6 @@ void core_flags(RunContext& ctx, const NdView<D>& v, uint32_t nb, int64_t minpoi
 }
 
 // 1 for a new core point (core mark 2).
-struct NewCore {
-  const uint8_t* core;
-  __host__ __device__ uint8_t operator()(uint64_t j) const { return core[j] == 2 ? 1 : 0; }
-};
-struct MaxU8 {
-  __host__ __device__ uint8_t operator()(uint8_t a, uint8_t b) const { return a > b ? a : b; }
-};
-
 // parent[i] = i for every point that is not core at the previous value
 // (new core points, and the points whose entry held their claimer).
 __global__ void restart_kernel(const uint8_t* __restrict__ core, uint32_t n, uint32_t* parent) {
@@ -1140,17 +1136,16 @@ void clusters_of(RunContext& ctx, const NdView<D>& v, uint32_t nb, int64_t minpo
   }
   {
     auto first_core = ctx.alloc<uint32_t>(v.ncells, "first core per cell");
-    using It = thrust::transform_iterator<FirstCore, thrust::counting_iterator<uint64_t>>;
-    It in(thrust::counting_iterator<uint64_t>(0), FirstCore{core});
-    reduce_by_cell(ctx, v.cell_of, in, first_core.data(), MinU32{}, n, "first core reduction");
-    trace_point(s, "nd union: first cores");
+    CUDA_TRY(cudaMemsetAsync(first_core.data(), 0xff, sizeof(uint32_t) * v.ncells, s));
     device_buffer<uint8_t> fresh;
     if (step) {
       fresh = ctx.alloc<uint8_t>(v.ncells, "cells with a new core point");
-      using Nt = thrust::transform_iterator<NewCore, thrust::counting_iterator<uint64_t>>;
-      Nt marks(thrust::counting_iterator<uint64_t>(0), NewCore{core});
-      reduce_by_cell(ctx, v.cell_of, marks, fresh.data(), MaxU8{}, n, "new core reduction");
+      CUDA_TRY(cudaMemsetAsync(fresh.data(), 0, v.ncells, s));
     }
+    first_cores_kernel<<<grid_for(n), kBlock, 0, s>>>(v.cell_of, core, n, first_core.data(),
+                                                      fresh.data());
+    GD_CHECK_LAUNCH("nd first_cores_kernel");
+    trace_point(s, "nd union: first cores");
     launch_batches(ctx, n, nb, [&](Batch b, unsigned blocks) {
       within_union_kernel<D><<<blocks, kBlock, 0, s>>>(v, core, b, step, stop, parent);
       GD_CHECK_LAUNCH("nd within_union_kernel");
@@ -1288,9 +1283,8 @@ void sweep_nd_on_device(RunContext& ctx, const double* coords, uint32_t n,
   auto parent = ctx.alloc<uint32_t>(n, "union-find parents");
   auto scratch = ctx.alloc<uint32_t>(3 * static_cast<size_t>(n), "inside-cell searches");
   const size_t last = levels.size();
-  const size_t R = sweep_buffers(n, last);
-  std::vector<device_buffer<uint32_t>> d_rep;
-  for (size_t r = 0; r < R; ++r) d_rep.push_back(ctx.alloc<uint32_t>(n, "representatives"));
+  std::vector<device_buffer<uint32_t>> d_rep = sweep_rep_buffers(ctx, n, sweep_buffers(n, last));
+  const size_t R = d_rep.size();
   std::vector<std::vector<uint32_t>> own(out != nullptr ? 0 : R);
   for (auto& o : own) o.resize(n);
   Event value_done[2];

@@ -116,11 +116,10 @@ void sweep_whole(RunContext& ctx, const PointsView& pts, const gd_params& params
   // sweep's own host buffer k % R) by the crew while the device clusters
   // the next values; a buffer is taken again once its copy and emit are
   // done.  The crew is declared after the buffers: joined before they go.
-  const size_t R = sweep_buffers(n, last);
-  std::vector<device_buffer<uint32_t>> d_rep;
+  std::vector<device_buffer<uint32_t>> d_rep = sweep_rep_buffers(ctx, n, sweep_buffers(n, last));
+  const size_t R = d_rep.size();
   std::vector<std::vector<uint32_t>> own(out != nullptr ? 0 : R);
   for (auto& o : own) o.resize(n);
-  for (size_t r = 0; r < R; ++r) d_rep.push_back(ctx.alloc<uint32_t>(n, "sweep representatives"));
   Event value_done[2];
   DownloadCrew crew(ctx, n, plan);
 
