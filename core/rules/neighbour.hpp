@@ -210,18 +210,10 @@ GD_HD_INLINE bool seen_by_all_in(double px, double py, const Box2& b, double eps
 // inside the box passes.
 template <int D>
 GD_HD_INLINE bool within_eps_d(const double* p, const double* q, double eps) {
+  // Without a branch per axis: candidates that fail on some axis are common
+  // in more than three dimensions (the grid cuts three), and the branches
+  // mispredict on the host and diverge on the device.
   double s = 0;
-#if defined(__CUDA_ARCH__)
-  for (int k = 0; k < D; ++k) {
-    const double d = sub_rn(q[k], p[k]);
-    if (!(fabs(d) <= eps)) return false;
-    s = add_rn(s, mul_rn(d, d));
-  }
-  return sqrt(s) <= eps;
-#else
-  // The same test without a branch per axis: on the host, candidates that
-  // fail on some axis are common in more than three dimensions (the grid
-  // cuts three), and the branches mispredict.
   bool near = true;
   for (int k = 0; k < D; ++k) {
     const double d = sub_rn(q[k], p[k]);
@@ -229,7 +221,6 @@ GD_HD_INLINE bool within_eps_d(const double* p, const double* q, double eps) {
     s = add_rn(s, mul_rn(d, d));
   }
   return near & (sqrt(s) <= eps);
-#endif
 }
 
 // Some point of the box [lo, hi] may be a neighbour of p: the box's point
