@@ -159,32 +159,41 @@ class DownloadCrew {
   std::unique_ptr<Crew> crew_;
 };
 
-// A sweep's representative buffers for n points and `values` values: 3 at
-// least (the device two values ahead of the copies), up to 8 within 32 MB
-// (H200, 1M points, 16 values: 8 buffers 8.3 ms against 9.0 with 3 on
-// uniform eps 1, level on the other sets).
-inline size_t sweep_buffers(uint32_t n, size_t values) {
-  const size_t fit = (size_t{32} << 20) / (sizeof(uint32_t) * (n > 0 ? n : 1));
-  return values < 3 ? values : fit < 3 ? 3 : fit > 8 ? 8 : std::min(fit, values);
-}
+// A sweep's values on their way down, largest first (k = values-1 .. 0):
+// value k's ranks in device buffer k % R, then copied by a DownloadCrew into
+// out[k] (out null: a host buffer of the sweep's) and emitted, while the
+// device clusters the next values; a buffer is taken again once its copy
+// and emit are done.  R: 3 at least (the device two values ahead of the
+// copies), up to 8 within 32 MB (H200, 1M points, 16 values: 8 buffers 8.3
+// ms against 9.0 with 3 on uniform eps 1, level on the other sets), fewer
+// (two at least) where the budget or the device refuses more, so that a
+// sweep near the budget runs with fewer buffers rather than on the strips.
+class SweepDownloads {
+ public:
+  SweepDownloads(RunContext& ctx, uint32_t n, size_t values, const TransferPlan& plan,
+                 uint32_t* const* out,
+                 const std::function<void(size_t, const uint32_t*)>& emit);
+  // Value k's device buffer, once the copy of the value before in it is done.
+  uint32_t* buffer(size_t k);
+  // Value k is queued on the run's stream (again, if queued afresh).
+  void queued(size_t k);
+  // Waits for value k's work on the device; the run's stream goes on.
+  void wait(size_t k);
+  // Value k goes down (after wait(k)).
+  void post(size_t k);
+  // Value 0 waited for and posted, every copy and emit done; the copies' seconds.
+  double finish();
 
-// The buffers themselves: two at least (past that the budget's error), then
-// more up to `want` while the budget and the device allow, so that a sweep
-// near the budget runs with fewer buffers rather than on the strip path.
-inline std::vector<device_buffer<uint32_t>> sweep_rep_buffers(RunContext& ctx, uint32_t n,
-                                                              size_t want) {
-  std::vector<device_buffer<uint32_t>> bufs;
-  for (size_t r = 0; r < want; ++r) {
-    try {
-      bufs.push_back(ctx.alloc<uint32_t>(n, "sweep representatives"));
-    } catch (const Error& e) {
-      if (e.status() != GD_ERR_DEVICE_NOMEM || r < 2) throw;
-      (void)cudaGetLastError();  // a failed cudaMallocAsync leaves its error behind
-      break;
-    }
-  }
-  return bufs;
-}
+ private:
+  RunContext& ctx_;
+  const size_t values_;
+  uint32_t* const* out_;
+  const std::function<void(size_t, const uint32_t*)>& emit_;
+  std::vector<device_buffer<uint32_t>> d_rep_;
+  std::vector<std::vector<uint32_t>> own_;
+  Event done_[2];       // values k and k+1
+  DownloadCrew crew_;   // declared last: joined before the buffers go
+};
 
 // Frees the process's lanes (before its context is reset).
 void drop_lanes() noexcept;

@@ -1265,9 +1265,8 @@ void cluster_nd_on_device(RunContext& ctx, const double* coords, uint32_t n,
 // sets only grow as the value falls, and the relation is symmetric, so
 // every pair joined at a value is joined at the next); their ranks copied
 // down into out[k] (out null: the sweep's own host buffers) and emitted by
-// a DownloadCrew while the device clusters the next values, queued back to
-// back, as the 2D sweep does (sweep.cu, which says why and how many
-// buffers).
+// SweepDownloads (grid.cuh) while the device clusters the next values,
+// queued back to back, as the 2D sweep does.
 template <int D>
 void sweep_nd_on_device(RunContext& ctx, const double* coords, uint32_t n,
                         const gd_params& params, const std::vector<int64_t>& levels,
@@ -1283,36 +1282,25 @@ void sweep_nd_on_device(RunContext& ctx, const double* coords, uint32_t n,
   auto parent = ctx.alloc<uint32_t>(n, "union-find parents");
   auto scratch = ctx.alloc<uint32_t>(3 * static_cast<size_t>(n), "inside-cell searches");
   const size_t last = levels.size();
-  std::vector<device_buffer<uint32_t>> d_rep = sweep_rep_buffers(ctx, n, sweep_buffers(n, last));
-  const size_t R = d_rep.size();
-  std::vector<std::vector<uint32_t>> own(out != nullptr ? 0 : R);
-  for (auto& o : own) o.resize(n);
-  Event value_done[2];
-  DownloadCrew crew(ctx, n, transfer_plan(Options(), params));  // joined before the buffers go
-  auto post = [&](size_t k) {
-    uint32_t* host = out != nullptr ? out[k] : own[k % R].data();
-    crew.post(d_rep[k % R].data(), host, [&emit, k, host] { emit(k, host); });
-  };
+  SweepDownloads down(ctx, n, last, transfer_plan(Options(), params), out, emit);
   for (size_t k = last; k-- > 0;) {
-    if (k + R < last) crew.wait_done(last - k - R);  // value k+R's buffer
+    uint32_t* rep = down.buffer(k);
     const bool later = k + 1 < last;
     if (later) core_marks(ctx, count.data(), n, levels[k], levels[k + 1], core.data());
     ValueRun run;
     run.step = later && levels[k] > 1;
     run.timed = false;
     run.bfs_scratch = scratch.data();
-    clusters_of<D>(ctx, v, nb, levels[k], core.data(), run, parent.data(), stats, sw,
-                   d_rep[k % R].data(), nullptr);
-    CUDA_TRY(cudaEventRecord(value_done[k & 1], ctx.stream()));
+    clusters_of<D>(ctx, v, nb, levels[k], core.data(), run, parent.data(), stats, sw, rep,
+                   nullptr);
+    down.queued(k);
     if (!later) continue;
-    ctx.wait_event(value_done[(k + 1) & 1]);
-    post(k + 1);
+    down.wait(k + 1);
+    down.post(k + 1);
   }
-  ctx.wait_event(value_done[0]);
-  post(0);
-  crew.wait_done(last);
+  const double copies = down.finish();
   stats.t_label += sw.lap();
-  stats.t_transfer += crew.copy_seconds();
+  stats.t_transfer += copies;
 }
 
 // The pairs of n device-resident points within eps, not within inner when

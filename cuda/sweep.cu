@@ -112,21 +112,12 @@ void sweep_whole(RunContext& ctx, const PointsView& pts, const gd_params& params
   auto core = ctx.alloc<uint8_t>(n, "sweep core flags");
   auto parent = ctx.alloc<uint32_t>(n, "union-find parents");
   auto claimer_used = ctx.alloc<int>(last, "claimer rule flags");
-  // Value k's ranks go into buffer k % R, then down (into out[k], or the
-  // sweep's own host buffer k % R) by the crew while the device clusters
-  // the next values; a buffer is taken again once its copy and emit are
-  // done.  The crew is declared after the buffers: joined before they go.
-  std::vector<device_buffer<uint32_t>> d_rep = sweep_rep_buffers(ctx, n, sweep_buffers(n, last));
-  const size_t R = d_rep.size();
-  std::vector<std::vector<uint32_t>> own(out != nullptr ? 0 : R);
-  for (auto& o : own) o.resize(n);
-  Event value_done[2];
-  DownloadCrew crew(ctx, n, plan);
+  SweepDownloads down(ctx, n, last, plan, out, emit);  // joined before the buffers above go
 
-  // Value k queued on the run's stream.  from_previous: its union-find
-  // starts from value k+1's (UnionStep), exact unless value k+1's claimer
-  // rule decided a pair (then it starts afresh).
-  auto queue_value = [&](size_t k, bool from_previous) {
+  // Value k queued on the run's stream, its ranks into rep.  from_previous:
+  // its union-find starts from value k+1's (UnionStep), exact unless value
+  // k+1's claimer rule decided a pair (then it starts afresh).
+  auto queue_value = [&](size_t k, uint32_t* rep, bool from_previous) {
     const int64_t m = levels[k];
     const int64_t above = k + 1 < last ? levels[k + 1] : INT64_MAX;
     core_marks(ctx, counts.data(), n, m, above, core.data());
@@ -136,10 +127,9 @@ void sweep_whole(RunContext& ctx, const PointsView& pts, const gd_params& params
     step.timed = false;
     CUDA_TRY(cudaMemsetAsync(step.claimer_used, 0, sizeof(int), ctx.stream()));
     join_and_claim(ctx, g, core.data(), nullptr, m, nb, stats, sw, parent.data(), step);
-    uint32_t* rep = d_rep[k % R].data();
     final_reps(ctx, g, core.data(), parent.data(), rep);
     rank_reps(ctx, n, rep);
-    CUDA_TRY(cudaEventRecord(value_done[k & 1], ctx.stream()));
+    down.queued(k);
   };
   Stream flags;  // reads the claimer flags
   auto used_claimer = [&](size_t k) {
@@ -149,11 +139,6 @@ void sweep_whole(RunContext& ctx, const PointsView& pts, const gd_params& params
     CUDA_TRY(cudaStreamSynchronize(flags));
     return used != 0;
   };
-  // Values go down in the order queued: last-1, last-2, ..., 0.
-  auto post = [&](size_t k) {
-    uint32_t* host = out != nullptr ? out[k] : own[k % R].data();
-    crew.post(d_rep[k % R].data(), host, [&emit, k, host] { emit(k, host); });
-  };
 
   // Each value is queued before the host looks at the one before it, so
   // the device never waits for the host: value k goes in assuming value
@@ -161,23 +146,21 @@ void sweep_whole(RunContext& ctx, const PointsView& pts, const gd_params& params
   // says whether that held, and if not value k is queued again afresh
   // (its first pass overwritten: every stage writes all it reads).
   for (size_t k = last; k-- > 0;) {
-    if (k + R < last) crew.wait_done(last - k - R);  // value k+R's buffer
+    uint32_t* rep = down.buffer(k);
     const bool first = k + 1 == last;
-    queue_value(k, !first);
+    queue_value(k, rep, !first);
     if (first) continue;
-    ctx.wait_event(value_done[(k + 1) & 1]);
+    down.wait(k + 1);
     trace_point(nullptr, "sweep: one value");
     if (levels[k] > 1 && used_claimer(k + 1)) {
       trace_point(nullptr, "sweep: claimer rule, the next value again afresh");
-      queue_value(k, false);
+      queue_value(k, rep, false);
     }
-    post(k + 1);
+    down.post(k + 1);
   }
-  ctx.wait_event(value_done[0]);
-  post(0);
-  crew.wait_done(last);
+  const double copies = down.finish();
   stats.t_label += sw.lap();
-  stats.t_transfer += crew.copy_seconds();
+  stats.t_transfer += copies;
 }
 
 // Each value on its own through the strip path (max_points as for

@@ -476,5 +476,68 @@ double DownloadCrew::copy_seconds() const {
   return crew_->copy_s;
 }
 
+// ---- SweepDownloads ----------------------------------------------------------
+
+namespace {
+
+size_t sweep_buffers(uint32_t n, size_t values) {
+  const size_t fit = (size_t{32} << 20) / (sizeof(uint32_t) * (n > 0 ? n : 1));
+  return values < 3 ? values : fit < 3 ? 3 : fit > 8 ? 8 : std::min(fit, values);
+}
+
+std::vector<device_buffer<uint32_t>> sweep_rep_buffers(RunContext& ctx, uint32_t n, size_t want) {
+  std::vector<device_buffer<uint32_t>> bufs;
+  for (size_t r = 0; r < want; ++r) {
+    try {
+      bufs.push_back(ctx.alloc<uint32_t>(n, "sweep representatives"));
+    } catch (const Error& e) {
+      if (e.status() != GD_ERR_DEVICE_NOMEM || r < 2) throw;
+      (void)cudaGetLastError();  // a failed cudaMallocAsync leaves its error behind
+      break;
+    }
+  }
+  return bufs;
+}
+
+}  // namespace
+
+SweepDownloads::SweepDownloads(RunContext& ctx, uint32_t n, size_t values,
+                               const TransferPlan& plan, uint32_t* const* out,
+                               const std::function<void(size_t, const uint32_t*)>& emit)
+    : ctx_(ctx),
+      values_(values),
+      out_(out),
+      emit_(emit),
+      d_rep_(sweep_rep_buffers(ctx, n, sweep_buffers(n, values))),
+      own_(out != nullptr ? 0 : d_rep_.size()),
+      crew_(ctx, n, plan) {
+  for (auto& o : own_) o.resize(n);
+}
+
+uint32_t* SweepDownloads::buffer(size_t k) {
+  const size_t r = d_rep_.size();
+  // Values are posted from the largest down: value k+r is copy values-1-(k+r).
+  if (k + r < values_) crew_.wait_done(values_ - k - r);
+  return d_rep_[k % r].data();
+}
+
+void SweepDownloads::queued(size_t k) { CUDA_TRY(cudaEventRecord(done_[k & 1], ctx_.stream())); }
+
+void SweepDownloads::wait(size_t k) { ctx_.wait_event(done_[k & 1]); }
+
+void SweepDownloads::post(size_t k) {
+  const size_t r = d_rep_.size();
+  uint32_t* host = out_ != nullptr ? out_[k] : own_[k % r].data();
+  const auto& emit = emit_;
+  crew_.post(d_rep_[k % r].data(), host, [&emit, k, host] { emit(k, host); });
+}
+
+double SweepDownloads::finish() {
+  wait(0);
+  post(0);
+  crew_.wait_done(values_);
+  return crew_.copy_seconds();
+}
+
 }  // namespace cuda
 }  // namespace gd
