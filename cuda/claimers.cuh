@@ -28,12 +28,22 @@ __device__ __forceinline__ uint64_t core_key(const GridView& g, uint32_t j) {
   return (static_cast<uint64_t>(g.idx[j]) << 32) | j;
 }
 
-// core_key of x's first claimer (sorted index x), or kNoCore.
+// Whether core flag f counts: any core (only == 0), or only the mark `only`
+// (2: core new at a sweep step, sweep.cu's core_marks).
+__device__ __forceinline__ bool core_counts_as(uint8_t f, uint8_t only) {
+  return only != 0 ? f == only : f != 0;
+}
+
+// core_key of x's first claimer (sorted index x), or kNoCore.  With only =
+// 2 and best = the claimer at the sweep's previous value (cell_min_core:
+// each cell's smallest new core, smallest_cores(..., 2)): the claimer at
+// this value, since the cores are those of the previous value and the new
+// ones.
 __device__ __forceinline__ uint64_t first_claimer(const GridView& g, const uint8_t* core,
-                                                  const uint64_t* cell_min_core, uint32_t x) {
+                                                  const uint64_t* cell_min_core, uint32_t x,
+                                                  uint8_t only = 0, uint64_t best = kNoCore) {
   uint32_t c = g.cell_of[x];
   double px = g.p[x].x, py = g.p[x].y;
-  uint64_t best = kNoCore;
   for (int a = 0; a < 5; ++a) {
     CellRange r = g.rows[static_cast<uint64_t>(c) * 5 + a];
     for (uint32_t d = r.lo; d < r.hi; ++d) {
@@ -47,7 +57,7 @@ __device__ __forceinline__ uint64_t first_claimer(const GridView& g, const uint8
       }
       uint32_t j0 = g.start[d], j1 = g.start[d + 1];
       for (uint32_t j = j0; j < j1; ++j) {
-        if (!core[j]) continue;
+        if (!core_counts_as(core[j], only)) continue;
         uint64_t k = core_key(g, j);
         if (k >= best) continue;
         double2 q = g.p[j];

@@ -96,6 +96,7 @@ RunContext::~RunContext() {
     (void)cudaMemPoolTrimTo(pool, 0);
   (void)cudaGetLastError();
   trace_point(nullptr, "ctx end: sync, pool trim");
+  trace_flush();
 }
 
 void RunContext::check_cancel() {

@@ -164,15 +164,18 @@ class DownloadCrew {
 // out[k] (out null: a host buffer of the sweep's) and emitted, while the
 // device clusters the next values; a buffer is taken again once its copy
 // and emit are done.  R: 3 at least (the device two values ahead of the
-// copies), up to 8 within 32 MB (H200, 1M points, 16 values: 8 buffers 8.3
-// ms against 9.0 with 3 on uniform eps 1, level on the other sets), fewer
-// (two at least) where the budget or the device refuses more, so that a
-// sweep near the budget runs with fewer buffers rather than on the strips.
+// copies), up to 8 within 320 MB (H200, 1M points, 16 values: 8 buffers 8.3
+// ms against 9.0 with 3 on uniform eps 1; at 10M points, 3 buffers of 40 MB
+// held the host in buffer() while the device ran dry: ~0.4 ms a value on
+// blobs), fewer (two at least) where the budget or the device refuses more,
+// so that a sweep near the budget runs with fewer buffers rather than on
+// the strips.  GD_CUDA_TRACE=events prints each value's times (trace.cuh).
 class SweepDownloads {
  public:
   SweepDownloads(RunContext& ctx, uint32_t n, size_t values, const TransferPlan& plan,
                  uint32_t* const* out,
                  const std::function<void(size_t, const uint32_t*)>& emit);
+  ~SweepDownloads();
   // Value k's device buffer, once the copy of the value before in it is done.
   uint32_t* buffer(size_t k);
   // Value k is queued on the run's stream (again, if queued afresh).
@@ -192,6 +195,8 @@ class SweepDownloads {
   std::vector<device_buffer<uint32_t>> d_rep_;
   std::vector<std::vector<uint32_t>> own_;
   Event done_[2];       // values k and k+1
+  struct Timeline;      // GD_CUDA_TRACE=1: each value's times, printed by finish()
+  std::unique_ptr<Timeline> timeline_;
   DownloadCrew crew_;   // declared last: joined before the buffers go
 };
 
@@ -213,12 +218,15 @@ void core_counts(RunContext& ctx, const GridView& g, uint32_t cap, uint32_t nbat
                  uint32_t* counts);
 
 // labels.cu: each cell's core with the smallest original index, as
-// claimers.cuh's core_key (kNoCore for a cell without one).
-device_buffer<uint64_t> smallest_cores(RunContext& ctx, const GridView& g, const uint8_t* core);
+// claimers.cuh's core_key (kNoCore for a cell without one); only = 2: among
+// the cores new at a sweep step (core[j] == 2).
+device_buffer<uint64_t> smallest_cores(RunContext& ctx, const GridView& g, const uint8_t* core,
+                                       uint8_t only = 0);
 // The same for any n points sorted by cell (cell_of non-decreasing, every one
 // of ncells cells holding a point; idx: original indexes): the n-D grid's.
 device_buffer<uint64_t> smallest_cores(RunContext& ctx, const uint32_t* cell_of, const uint32_t* idx,
-                                       const uint8_t* core, uint32_t n, uint32_t ncells);
+                                       const uint8_t* core, uint32_t n, uint32_t ncells,
+                                       uint8_t only = 0);
 
 // How union_core_pairs starts.  A full run: parent[] is set afresh.  A
 // sweep step (from_previous, minpoints > 1, no strip): parent[] holds the
@@ -245,8 +253,12 @@ void union_core_pairs(RunContext& ctx, const GridView& g, const uint8_t* core,
                       uint32_t nbatches, uint32_t* parent, const UnionStep& step = UnionStep());
 
 // labels.cu: borders then final representatives in original point order.
+// step (a sweep step: parent[] of a point not core holds its claimer at the
+// previous value; cell_min_core: smallest_cores(..., 2)): only new cores
+// are searched.
 void assign_borders(RunContext& ctx, const GridView& g, const uint8_t* core,
-                    const uint64_t* cell_min_core, uint32_t nbatches, uint32_t* parent);
+                    const uint64_t* cell_min_core, bool step, uint32_t nbatches,
+                    uint32_t* parent);
 void final_reps(RunContext& ctx, const GridView& g, const uint8_t* core, const uint32_t* parent,
                 uint32_t* rep_out);
 // labels.cu: rep[0..n) (original indexes, kNoise) renumbered in place as

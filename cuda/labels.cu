@@ -25,6 +25,7 @@
 
 #include "claimers.cuh"
 #include "grid.cuh"
+#include "trace.cuh"
 #include "union_find.cuh"
 
 namespace gd {
@@ -36,30 +37,56 @@ namespace thrust = THRUST_NS_QUALIFIER;
 namespace {
 
 // cell_min[cell of j] lowered to core point j's (original index, sorted
-// index).  Reading before the atomic skips it for most points of a cell
-// (threads run roughly in sorted order, and the first core a thread sees is
-// usually the cell's smallest).  One launch and no temporary storage where
-// CUB's reduce-by-key took several (each value of a sweep pays it: 40-60 us
-// at 1M points, 140-160 at 10M, on an H200).
+// index).  A warp whose 32 points lie in one cell (cell_of does not decrease)
+// lowers it once, by its smallest key; reading before the atomic skips it
+// for most other points (threads run roughly in sorted order, and the first
+// core a thread sees is usually the cell's smallest).  One launch and no
+// temporary storage where CUB's reduce-by-key took several (each value of a
+// sweep pays it: 40-60 us at 1M points, 140-160 at 10M, on an H200; blobs'
+// crowded cells queued their atomics on one address: 180 us at 10M).
 __global__ void smallest_core_kernel(const uint32_t* __restrict__ cell_of,
                                      const uint32_t* __restrict__ idx,
-                                     const uint8_t* __restrict__ core, uint32_t n,
+                                     const uint8_t* __restrict__ core, uint32_t n, uint8_t only,
                                      unsigned long long* cell_min) {
+  constexpr unsigned kAll = 0xffffffffu;
   const uint64_t j = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (j >= n || !core[j]) return;
-  const unsigned long long key = (static_cast<unsigned long long>(idx[j]) << 32) | j;
-  unsigned long long* at = cell_min + cell_of[j];
+  if (n == 0) return;
+  const bool in = j < n;
+  const uint32_t cell = cell_of[in ? j : n - 1];  // past the end: the last cell, no key
+  unsigned long long key = in && core_counts_as(core[j], only)
+                               ? (static_cast<unsigned long long>(idx[j]) << 32) | j
+                               : ~0ull;
+  const bool one_cell = __shfl_sync(kAll, cell, 0) == __shfl_sync(kAll, cell, 31);
+  if (one_cell) {
+    for (int d = 16; d > 0; d >>= 1) {
+      const unsigned long long o = __shfl_xor_sync(kAll, key, d);
+      key = o < key ? o : key;
+    }
+    if ((threadIdx.x & 31) != 0) return;
+  }
+  if (key == ~0ull) return;
+  unsigned long long* at = cell_min + cell;
   if (key < *static_cast<volatile unsigned long long*>(at)) atomicMin(at, key);
 }
 
+// step (a sweep step, cell_min_core: the cells' smallest new cores):
+// parent[i] holds i's claimer at the previous value, which only a new core
+// can better.
 __global__ void border_kernel(GridView g, const uint8_t* __restrict__ core,
-                              const uint64_t* __restrict__ cell_min_core, Batch batch,
+                              const uint64_t* __restrict__ cell_min_core, bool step, Batch batch,
                               const volatile int* stop, uint32_t* __restrict__ parent) {
   if (cancelled(stop)) return;
   uint32_t i;
   if (!batch_point(batch, g.n, &i)) return;
   if (core[i]) return;
-  uint64_t best = first_claimer(g, core, cell_min_core, i);
+  uint64_t best = kNoCore;
+  if (step) {
+    const uint32_t before = parent[i];
+    best = first_claimer(g, core, cell_min_core, i, 2,
+                         before == kNone ? kNoCore : core_key(g, before));
+  } else {
+    best = first_claimer(g, core, cell_min_core, i);
+  }
   parent[i] = best == kNoCore ? kNone : static_cast<uint32_t>(best & 0xffffffffu);
 }
 
@@ -75,14 +102,16 @@ __global__ void final_kernel(GridView g, const uint8_t* __restrict__ core, uint3
 }
 
 // first[r]: the smallest original index of the points whose representative
-// is r.  Reading before the atomic skips it for all but a few points of a
-// cluster (threads run roughly in index order).
+// is r.  A point whose predecessor has the same representative is not first
+// (in a large cluster most are: without this their atomics on one address
+// queue up, ~0.1 ms at 1M points on an H200); reading before the atomic
+// skips most of the others (threads run roughly in index order).
 __global__ void first_point_kernel(const uint32_t* __restrict__ rep, uint32_t n,
                                    uint32_t* first) {
   uint64_t p = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (p >= n) return;
   uint32_t r = rep[p];
-  if (r == kNoise) return;
+  if (r == kNoise || (p > 0 && rep[p - 1] == r)) return;
   uint32_t i = static_cast<uint32_t>(p);
   if (i < static_cast<const volatile uint32_t*>(first)[r]) atomicMin(first + r, i);
 }
@@ -108,28 +137,31 @@ __global__ void rank_kernel(uint32_t* __restrict__ rep, uint32_t n,
 }  // namespace
 
 device_buffer<uint64_t> smallest_cores(RunContext& ctx, const uint32_t* cell_of, const uint32_t* idx,
-                                       const uint8_t* core, uint32_t n, uint32_t ncells) {
+                                       const uint8_t* core, uint32_t n, uint32_t ncells,
+                                       uint8_t only) {
   static_assert(kNoCore == ~0ull, "cells without a core are all ones");
   auto cell_min_core = ctx.alloc<uint64_t>(ncells, "smallest core per cell");
   CUDA_TRY(cudaMemsetAsync(cell_min_core.data(), 0xff, sizeof(uint64_t) * ncells, ctx.stream()));
   smallest_core_kernel<<<grid_for(n), kBlock, 0, ctx.stream()>>>(
-      cell_of, idx, core, n, reinterpret_cast<unsigned long long*>(cell_min_core.data()));
+      cell_of, idx, core, n, only, reinterpret_cast<unsigned long long*>(cell_min_core.data()));
   GD_CHECK_LAUNCH("smallest_core_kernel");
   return cell_min_core;
 }
 
-device_buffer<uint64_t> smallest_cores(RunContext& ctx, const GridView& g, const uint8_t* core) {
-  return smallest_cores(ctx, g.cell_of, g.idx, core, g.n, g.ncells);
+device_buffer<uint64_t> smallest_cores(RunContext& ctx, const GridView& g, const uint8_t* core,
+                                       uint8_t only) {
+  return smallest_cores(ctx, g.cell_of, g.idx, core, g.n, g.ncells, only);
 }
 
 void assign_borders(RunContext& ctx, const GridView& g, const uint8_t* core,
-                    const uint64_t* cell_min_core, uint32_t nbatches, uint32_t* parent) {
+                    const uint64_t* cell_min_core, bool step, uint32_t nbatches,
+                    uint32_t* parent) {
   cudaStream_t s = ctx.stream();
   for (uint32_t b = 0; b < nbatches; ++b) {
     Batch batch{b, nbatches};
     uint64_t threads = batch_threads(batch, g.n);
     if (threads == 0) continue;
-    border_kernel<<<grid_for(threads), kBlock, 0, s>>>(g, core, cell_min_core, batch,
+    border_kernel<<<grid_for(threads), kBlock, 0, s>>>(g, core, cell_min_core, step, batch,
                                                        ctx.cancel_flag_device(), parent);
     GD_CHECK_LAUNCH("border_kernel");
   }
@@ -148,6 +180,7 @@ void rank_reps(RunContext& ctx, uint32_t n, uint32_t* rep) {
   CUDA_TRY(cudaMemsetAsync(first.data(), 0xff, sizeof(uint32_t) * n, s));
   first_point_kernel<<<grid_for(n), kBlock, 0, s>>>(rep, n, first.data());
   GD_CHECK_LAUNCH("first_point_kernel");
+  trace_point(s, "rank: first points");
   auto rank = ctx.alloc<uint32_t>(n, "cluster ranks");
   {
     using It = thrust::transform_iterator<IsFirst, thrust::counting_iterator<uint64_t>>;
@@ -157,6 +190,7 @@ void rank_reps(RunContext& ctx, uint32_t n, uint32_t* rep) {
     auto temp = ctx.alloc<uint8_t>(std::max<size_t>(bytes, 1), "cluster rank scan");
     CUDA_TRY(cub::DeviceScan::ExclusiveSum(temp.data(), bytes, in, rank.data(), n, s));
   }
+  trace_point(s, "rank: scan");
   rank_kernel<<<grid_for(n), kBlock, 0, s>>>(rep, n, first.data(), rank.data());
   GD_CHECK_LAUNCH("rank_kernel");
 }

@@ -33,6 +33,7 @@
 // same ids, without the shared count.
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <vector>
 
 #include "gd_cuda.hpp"
@@ -121,6 +122,7 @@ void sweep_whole(RunContext& ctx, const PointsView& pts, const gd_params& params
     const int64_t m = levels[k];
     const int64_t above = k + 1 < last ? levels[k + 1] : INT64_MAX;
     core_marks(ctx, counts.data(), n, m, above, core.data());
+    trace_point(ctx.stream(), "sweep: core marks");
     UnionStep step;
     step.from_previous = from_previous && m > 1;
     step.claimer_used = claimer_used.data() + k;
@@ -128,7 +130,9 @@ void sweep_whole(RunContext& ctx, const PointsView& pts, const gd_params& params
     CUDA_TRY(cudaMemsetAsync(step.claimer_used, 0, sizeof(int), ctx.stream()));
     join_and_claim(ctx, g, core.data(), nullptr, m, nb, stats, sw, parent.data(), step);
     final_reps(ctx, g, core.data(), parent.data(), rep);
+    trace_point(ctx.stream(), "final reps");
     rank_reps(ctx, n, rep);
+    trace_point(ctx.stream(), "rank reps");
     down.queued(k);
   };
   Stream flags;  // reads the claimer flags
@@ -160,6 +164,12 @@ void sweep_whole(RunContext& ctx, const PointsView& pts, const gd_params& params
   }
   const double copies = down.finish();
   stats.t_label += sw.lap();
+  if (trace_events())
+    std::fprintf(stderr,
+                 "trace sweep: upload %.3f ms, grid %.3f, counts %.3f, values %.3f; "
+                 "%u batches, %u cells\n",
+                 1e3 * stats.t_transfer, 1e3 * stats.t_sort, 1e3 * stats.t_core,
+                 1e3 * stats.t_label, nb, g.ncells);
   stats.t_transfer += copies;
 }
 

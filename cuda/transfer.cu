@@ -20,6 +20,9 @@
 #include <thrust/iterator/transform_iterator.h>
 
 #include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdio>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -32,6 +35,7 @@
 
 #include "grid.cuh"
 #include "parallel.hpp"
+#include "trace.cuh"
 
 namespace gd {
 namespace cuda {
@@ -481,7 +485,7 @@ double DownloadCrew::copy_seconds() const {
 namespace {
 
 size_t sweep_buffers(uint32_t n, size_t values) {
-  const size_t fit = (size_t{32} << 20) / (sizeof(uint32_t) * (n > 0 ? n : 1));
+  const size_t fit = (size_t{320} << 20) / (sizeof(uint32_t) * (n > 0 ? n : 1));
   return values < 3 ? values : fit < 3 ? 3 : fit > 8 ? 8 : std::min(fit, values);
 }
 
@@ -501,6 +505,39 @@ std::vector<device_buffer<uint32_t>> sweep_rep_buffers(RunContext& ctx, uint32_t
 
 }  // namespace
 
+// When each value's work on the device ended (timing events on the run's
+// stream), was posted, copied and emitted, from the sweep's first value on:
+// where a sweep's time goes without draining the stream between values.
+struct SweepDownloads::Timeline {
+  explicit Timeline(size_t values) : device(values), host(values) {
+    CUDA_TRY(cudaEventCreate(&start));
+    for (auto& e : device) CUDA_TRY(cudaEventCreate(&e));
+  }
+  ~Timeline() {
+    (void)cudaEventDestroy(start);
+    for (auto e : device) (void)cudaEventDestroy(e);
+  }
+  double since() const {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  }
+  void print() const {
+    for (size_t k = device.size(); k-- > 0;) {
+      float ms = -1;
+      (void)cudaEventElapsedTime(&ms, start, device[k]);
+      std::fprintf(stderr,
+                   "trace sweep value %2zu: queued %8.3f ms, device done %8.3f, posted %8.3f, "
+                   "copied %8.3f, emitted %8.3f\n",
+                   k, host[k][3], ms, host[k][0], host[k][1], host[k][2]);
+    }
+  }
+  std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+  cudaEvent_t start{};
+  std::vector<cudaEvent_t> device;
+  std::vector<std::array<double, 4>> host;  // posted, copied, emitted, queued
+};
+
+SweepDownloads::~SweepDownloads() = default;
+
 SweepDownloads::SweepDownloads(RunContext& ctx, uint32_t n, size_t values,
                                const TransferPlan& plan, uint32_t* const* out,
                                const std::function<void(size_t, const uint32_t*)>& emit)
@@ -512,6 +549,10 @@ SweepDownloads::SweepDownloads(RunContext& ctx, uint32_t n, size_t values,
       own_(out != nullptr ? 0 : d_rep_.size()),
       crew_(ctx, n, plan) {
   for (auto& o : own_) o.resize(n);
+  if (trace_events()) {
+    timeline_.reset(new Timeline(values));
+    CUDA_TRY(cudaEventRecord(timeline_->start, ctx.stream()));
+  }
 }
 
 uint32_t* SweepDownloads::buffer(size_t k) {
@@ -521,7 +562,13 @@ uint32_t* SweepDownloads::buffer(size_t k) {
   return d_rep_[k % r].data();
 }
 
-void SweepDownloads::queued(size_t k) { CUDA_TRY(cudaEventRecord(done_[k & 1], ctx_.stream())); }
+void SweepDownloads::queued(size_t k) {
+  CUDA_TRY(cudaEventRecord(done_[k & 1], ctx_.stream()));
+  if (timeline_) {
+    CUDA_TRY(cudaEventRecord(timeline_->device[k], ctx_.stream()));
+    timeline_->host[k][3] = timeline_->since();
+  }
+}
 
 void SweepDownloads::wait(size_t k) { ctx_.wait_event(done_[k & 1]); }
 
@@ -529,13 +576,20 @@ void SweepDownloads::post(size_t k) {
   const size_t r = d_rep_.size();
   uint32_t* host = out_ != nullptr ? out_[k] : own_[k % r].data();
   const auto& emit = emit_;
-  crew_.post(d_rep_[k % r].data(), host, [&emit, k, host] { emit(k, host); });
+  Timeline* tl = timeline_.get();
+  if (tl) tl->host[k][0] = tl->since();
+  crew_.post(d_rep_[k % r].data(), host, [&emit, k, host, tl] {
+    if (tl) tl->host[k][1] = tl->since();
+    emit(k, host);
+    if (tl) tl->host[k][2] = tl->since();
+  });
 }
 
 double SweepDownloads::finish() {
   wait(0);
   post(0);
   crew_.wait_done(values_);
+  if (timeline_) timeline_->print();
   return crew_.copy_seconds();
 }
 

@@ -218,16 +218,18 @@ __device__ __forceinline__ bool boxes_within_reach(const Box& a, const Box& b, d
 }
 
 // Core point i joined with some core point of the tight cell d (box b)?
-// (trusted: only trusted points j, see the top of the file.)
+// (trusted: only trusted points j, see the top of the file; only = 2: only
+// the new core points j of a sweep step, for an i core before too, whose
+// pairs with d's old core points were decided at the previous value.)
 __device__ __forceinline__ bool joins_cell(const GridView& g, const uint8_t* core,
                                            const uint64_t* cell_min_core,
                                            const uint8_t* trusted, bool either_way,
                                            int* claimer_used, uint32_t i, double px, double py,
-                                           uint32_t d, const Box& b) {
+                                           uint32_t d, const Box& b, uint8_t only = 0) {
   if (sees_all_in(px, py, b, g.eps, g.t) && seen_by_all_in(px, py, b, g.eps, g.t)) return true;
   uint32_t j0 = g.start[d], j1 = g.start[d + 1];
   for (uint32_t j = j0; j < j1; ++j) {
-    if (!core[j]) continue;
+    if (!core_counts_as(core[j], only)) continue;
     if (trusted != nullptr && !trusted[j]) continue;
     if (joined(g, core, cell_min_core, either_way, claimer_used, i, px, py, j)) return true;
   }
@@ -246,7 +248,8 @@ __global__ void small_pairs_kernel(GridView g, const uint8_t* __restrict__ core,
   uint32_t c;
   if (!batch_point(batch, g.ncells, &c)) return;
   if (cls[c] != kSmall) return;
-  const bool c_new = step.changed != nullptr && step.changed[c];
+  const bool stepping = step.changed != nullptr;
+  const bool c_new = stepping && step.changed[c];
   uint32_t i0 = g.start[c], i1 = g.start[c + 1];
   Box bc = g.box[c];
   uint32_t root = uf_find(parent, rep[c]);
@@ -254,19 +257,22 @@ __global__ void small_pairs_kernel(GridView g, const uint8_t* __restrict__ core,
     CellRange r = g.rows[static_cast<uint64_t>(c) * 5 + a];
     for (uint32_t d = r.lo > c + 1 ? r.lo : c + 1; d < r.hi; ++d) {
       if (cls[d] != kSmall) continue;
-      if (step_skips(step.changed, c_new, step.changed != nullptr && step.changed[d])) continue;
+      if (step_skips(step.changed, c_new, stepping && step.changed[d])) continue;
       Box b = g.box[d];
       if (!boxes_within_reach(bc, b, g.t)) continue;
       uint32_t rd = uf_find(parent, rep[d]);
       root = uf_find(parent, root);
       if (rd == root) continue;
+      const bool d_new = stepping && step.changed[d];
       for (uint32_t i = i0; i < i1; ++i) {
         if (!core[i]) continue;
+        const uint8_t only = stepping && core[i] != 2 ? 2 : 0;
+        if (only != 0 && !d_new) continue;
         double2 p = g.p[i];
         if (!sees_any_in(p.x, p.y, b, g.eps, g.t) && !seen_by_any_in(p.x, p.y, b, g.eps, g.t))
           continue;
         if (joins_cell(g, core, cell_min_core, nullptr, either_way, step.claimer_used, i, p.x,
-                       p.y, d, b)) {
+                       p.y, d, b, only)) {
           root = uf_unite(parent, root, rd);
           break;
         }
@@ -305,7 +311,8 @@ __global__ void large_pairs_kernel(GridView g, const uint8_t* __restrict__ core,
       for (uint32_t d = r.lo; d < r.hi; ++d) {
         uint8_t k = cls[d];
         if (d == c || k == kLoose || k == kHuge || (k == kLarge && d < c)) continue;
-        if (step_skips(step.changed, c_new, step.changed != nullptr && step.changed[d])) continue;
+        const bool d_new = step.changed != nullptr && step.changed[d];
+        if (step_skips(step.changed, c_new, d_new)) continue;
         Box b = g.box[d];
         if (!boxes_within_reach(bc, b, g.t)) continue;
         uint32_t rd = 0;
@@ -317,11 +324,12 @@ __global__ void large_pairs_kernel(GridView g, const uint8_t* __restrict__ core,
         bool hit = false;
         for (uint32_t base = i0; base < i1; base += 32) {
           uint32_t i = base + lane;
-          if (i < i1 && core[i]) {
+          const uint8_t only = step.changed != nullptr && i < i1 && core[i] != 2 ? 2 : 0;
+          if (i < i1 && core[i] && (only == 0 || d_new)) {
             double2 p = g.p[i];
             if (sees_any_in(p.x, p.y, b, g.eps, g.t) || seen_by_any_in(p.x, p.y, b, g.eps, g.t))
               hit = joins_cell(g, core, cell_min_core, nullptr, either_way, step.claimer_used, i,
-                               p.x, p.y, d, b);
+                               p.x, p.y, d, b, only);
           }
           if (__any_sync(kAll, hit)) {
             hit = true;
@@ -364,7 +372,7 @@ __global__ void union_kernel(GridView g, const uint8_t* __restrict__ core,
         root = uf_find(parent, root);
         if (rd == root) continue;
         if (joins_cell(g, core, cell_min_core, trusted, either_way, step.claimer_used, i, px, py,
-                       d, b))
+                       d, b, step.changed != nullptr && !i_new ? 2 : 0))
           root = uf_unite(parent, root, rd);
         continue;
       }
