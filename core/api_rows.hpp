@@ -46,23 +46,30 @@ inline int64_t check_point_rows(const double* x, const double* y, const uint8_t*
 }
 
 // The GD_ROW_POINT rows of a partition, counted by the threads params
-// allows (a 10M-row partition is ~170 MB to read: ~15 ms on one core), or
+// allows (a 10M-row partition is ~170 MB to read: ~8 ms on one core), or
 // -1 when some row is wrong: a kind other than POINT, EMPTY and NULL, or a
 // point row r with !finite(r).  The caller's serial check then words the
-// error.
+// error.  The scan counts in locals: through the pointers (row_kind, a
+// uint8_t array, may alias anything) every row stored both, 19 ms on one
+// core at 10M rows, and the threads' counts sat in one cache line (6-11 ms
+// on 16 threads of an H200 host).
 template <class Finite>
 int64_t count_point_rows(const uint8_t* row_kind, int64_t nrows, const gd_params& params,
                          Finite&& finite) {
   auto scan = [&](size_t begin, size_t end, int64_t* count, bool* bad) {
+    int64_t points = 0;
+    bool wrong = false;
     for (size_t r = begin; r < end; ++r) {
       const uint8_t kind = row_kind[r];
       if (kind == GD_ROW_POINT) {
-        ++*count;
-        *bad |= !finite(r);
+        ++points;
+        wrong |= !finite(r);
       } else {
-        *bad |= kind != GD_ROW_EMPTY && kind != GD_ROW_NULL;
+        wrong |= kind != GD_ROW_EMPTY && kind != GD_ROW_NULL;
       }
     }
+    *count = points;
+    *bad = wrong;
   };
   const int threads = nrows > 0 ? resolve_threads(params, static_cast<size_t>(nrows)) : 1;
   std::vector<int64_t> points(threads, 0);
