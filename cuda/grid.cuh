@@ -195,7 +195,7 @@ class SweepDownloads {
   std::vector<device_buffer<uint32_t>> d_rep_;
   std::vector<std::vector<uint32_t>> own_;
   Event done_[2];       // values k and k+1
-  struct Timeline;      // GD_CUDA_TRACE=1: each value's times, printed by finish()
+  struct Timeline;      // GD_CUDA_TRACE=events: each value's times, printed by finish()
   std::unique_ptr<Timeline> timeline_;
   DownloadCrew crew_;   // declared last: joined before the buffers go
 };
