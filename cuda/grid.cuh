@@ -167,9 +167,10 @@ class DownloadCrew {
 // copies), up to 8 within 320 MB (H200, 1M points, 16 values: 8 buffers 8.3
 // ms against 9.0 with 3 on uniform eps 1; at 10M points, 3 buffers of 40 MB
 // held the host in buffer() while the device ran dry: ~0.4 ms a value on
-// blobs), fewer (two at least) where the budget or the device refuses more,
-// so that a sweep near the budget runs with fewer buffers rather than on
-// the strips.  GD_CUDA_TRACE=events prints each value's times (trace.cuh).
+// blobs), past the third only while each takes at most a quarter of the
+// budget's room left, fewer (two at least) where the budget or the device
+// refuses more, so that a sweep near the budget runs with fewer buffers
+// rather than on the strips.  GD_CUDA_TRACE=events prints each value's times (trace.cuh).
 class SweepDownloads {
  public:
   SweepDownloads(RunContext& ctx, uint32_t n, size_t values, const TransferPlan& plan,

@@ -102,17 +102,22 @@ __global__ void final_kernel(GridView g, const uint8_t* __restrict__ core, uint3
 }
 
 // first[r]: the smallest original index of the points whose representative
-// is r.  A point whose predecessor has the same representative is not first
-// (in a large cluster most are: without this their atomics on one address
-// queue up, ~0.1 ms at 1M points on an H200); reading before the atomic
-// skips most of the others (threads run roughly in index order).
+// is r.  Of a warp's points with one representative only the first can be
+// first, and a point whose predecessor has the same representative is not
+// (without this a large cluster's atomics on one address queued up: ~0.1
+// ms at 1M points on an H200, ~0.2 ms of a 10M sweep value on blobs, whose
+// few clusters fill each warp); reading before the atomic skips most of the
+// others (threads run roughly in index order).
 __global__ void first_point_kernel(const uint32_t* __restrict__ rep, uint32_t n,
                                    uint32_t* first) {
-  uint64_t p = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (p >= n) return;
-  uint32_t r = rep[p];
-  if (r == kNoise || (p > 0 && rep[p - 1] == r)) return;
-  uint32_t i = static_cast<uint32_t>(p);
+  const uint64_t p = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (n == 0) return;
+  const bool in = p < n;  // whole warps reach __match_any_sync
+  const uint32_t r = in ? rep[p] : kNoise;
+  const unsigned peers = __match_any_sync(0xffffffffu, r);
+  if (!in || r == kNoise || (threadIdx.x & 31) != static_cast<unsigned>(__ffs(peers) - 1)) return;
+  if (p > 0 && rep[p - 1] == r) return;
+  const uint32_t i = static_cast<uint32_t>(p);
   if (i < static_cast<const volatile uint32_t*>(first)[r]) atomicMin(first + r, i);
 }
 

@@ -489,9 +489,19 @@ size_t sweep_buffers(uint32_t n, size_t values) {
   return values < 3 ? values : fit < 3 ? 3 : fit > 8 ? 8 : std::min(fit, values);
 }
 
+// Buffers past the third only while each takes at most a quarter of the
+// budget's room left, so that a sweep near its budget keeps the room for
+// the values' scratch (rather than running out there and going to the
+// strips).
 std::vector<device_buffer<uint32_t>> sweep_rep_buffers(RunContext& ctx, uint32_t n, size_t want) {
   std::vector<device_buffer<uint32_t>> bufs;
+  const size_t bytes = sizeof(uint32_t) * n;
   for (size_t r = 0; r < want; ++r) {
+    if (r >= 3) {
+      const MemoryBudget& b = ctx.budget();
+      const size_t room = b.limit() > b.used() ? b.limit() - b.used() : 0;
+      if (bytes > room / 4) break;
+    }
     try {
       bufs.push_back(ctx.alloc<uint32_t>(n, "sweep representatives"));
     } catch (const Error& e) {

@@ -25,11 +25,13 @@
 // eps of each other (exact, by monotonicity as in grid.cuh) or whose sets
 // are already one:
 //   - a small tight cell (at most kSmallTight points) and a small tight cell
-//     of larger number: one thread per cell tests core pairs up to the first
-//     joined one (which joins the two sets);
+//     of larger number: one thread per cell and row of its neighbourhood
+//     tests core pairs up to the first joined one (which joins the two
+//     sets);
 //   - a large tight cell (at most kLargeTight points) and a small tight
 //     cell, or a large tight cell of larger number: one warp per large cell,
-//     its lanes sharing the cell's points, likewise;
+//     the points of one side of a pair tried one at a time against the
+//     other's, shared by the lanes, likewise;
 //   - every core point p of a cell that is not tight, or of a huge tight
 //     cell (more points: a pair of them on one warp could take long), walks
 //     its 25 neighbour cells:
@@ -236,8 +238,11 @@ __device__ __forceinline__ bool joins_cell(const GridView& g, const uint8_t* cor
   return false;
 }
 
-// One thread per small tight cell c: its set against those of the small
-// tight cells of larger number around it.
+// One thread per small tight cell c and row of its neighbourhood (the
+// launch's y): its set against those of the small tight cells of larger
+// number in the row (a thread per cell walked its 25 neighbours alone: at
+// 1M points a sweep value's longest stage, ~150 us on an H200, the device
+// far from full).
 __global__ void small_pairs_kernel(GridView g, const uint8_t* __restrict__ core,
                                    const uint64_t* __restrict__ cell_min_core,
                                    const uint8_t* __restrict__ cls,
@@ -252,16 +257,16 @@ __global__ void small_pairs_kernel(GridView g, const uint8_t* __restrict__ core,
   const bool c_new = stepping && step.changed[c];
   uint32_t i0 = g.start[c], i1 = g.start[c + 1];
   Box bc = g.box[c];
-  uint32_t root = uf_find(parent, rep[c]);
-  for (int a = 0; a < 5; ++a) {
-    CellRange r = g.rows[static_cast<uint64_t>(c) * 5 + a];
+  uint32_t root = kNone;  // found at the first pair that needs it (a step skips most)
+  {
+    CellRange r = g.rows[static_cast<uint64_t>(c) * 5 + blockIdx.y];
     for (uint32_t d = r.lo > c + 1 ? r.lo : c + 1; d < r.hi; ++d) {
       if (cls[d] != kSmall) continue;
       if (step_skips(step.changed, c_new, stepping && step.changed[d])) continue;
       Box b = g.box[d];
       if (!boxes_within_reach(bc, b, g.t)) continue;
       uint32_t rd = uf_find(parent, rep[d]);
-      root = uf_find(parent, root);
+      root = uf_find(parent, root == kNone ? rep[c] : root);
       if (rd == root) continue;
       const bool d_new = stepping && step.changed[d];
       for (uint32_t i = i0; i < i1; ++i) {
@@ -281,9 +286,50 @@ __global__ void small_pairs_kernel(GridView g, const uint8_t* __restrict__ core,
   }
 }
 
+// Whether a core point of tight cell a (points a0..a1) and one of tight
+// cell b (b0..b1, box bb) are joined, on one warp, the same answer on
+// every lane: a's points that may be (core, reaching bb; in a step new, or
+// b holds new ones: b_new) one after the other, the lanes sharing
+// b's points (a lane walking all of b alone for its own point left most
+// lanes idle where few of a's points reach b).
+__device__ bool warp_cells_joined(const GridView& g, const uint8_t* core,
+                                  const uint64_t* cell_min_core, bool either_way,
+                                  const UnionStepView& step, uint32_t a0, uint32_t a1,
+                                  uint32_t b0, uint32_t b1, const Box& bb, bool b_new) {
+  constexpr unsigned kAll = 0xffffffffu;
+  const unsigned lane = threadIdx.x & 31;
+  bool hit = false;
+  for (uint32_t base = a0; base < a1 && !hit; base += 32) {
+    const uint32_t i = base + lane;
+    const uint8_t only = step.changed != nullptr && i < a1 && core[i] != 2 ? 2 : 0;
+    double2 p{0, 0};
+    bool cand = false;
+    if (i < a1 && core[i] && (only == 0 || b_new)) {
+      p = g.p[i];
+      cand = sees_any_in(p.x, p.y, bb, g.eps, g.t) || seen_by_any_in(p.x, p.y, bb, g.eps, g.t);
+      hit = cand && sees_all_in(p.x, p.y, bb, g.eps, g.t) &&
+            seen_by_all_in(p.x, p.y, bb, g.eps, g.t);
+    }
+    hit = __any_sync(kAll, hit);
+    for (unsigned left = __ballot_sync(kAll, cand); left != 0 && !hit; left &= left - 1) {
+      const int src = __ffs(left) - 1;
+      const double px = __shfl_sync(kAll, p.x, src), py = __shfl_sync(kAll, p.y, src);
+      const uint8_t only_i = static_cast<uint8_t>(__shfl_sync(kAll, only, src));
+      for (uint32_t jb = b0; jb < b1 && !hit; jb += 32) {
+        const uint32_t j = jb + lane;
+        const bool h = j < b1 && core_counts_as(core[j], only_i) &&
+                       joined(g, core, cell_min_core, either_way, step.claimer_used, base + src,
+                              px, py, j);
+        hit = __any_sync(kAll, h);
+      }
+    }
+  }
+  return hit;
+}
+
 // One warp per large tight cell c (list: their numbers, count of them): its
 // set against those of the small tight cells around it and of the large
-// tight cells of larger number, its lanes sharing c's points.  (Huge ones:
+// tight cells of larger number (warp_cells_joined).  (Huge ones:
 // from their points, union_kernel.)
 __global__ void large_pairs_kernel(GridView g, const uint8_t* __restrict__ core,
                                    const uint64_t* __restrict__ cell_min_core,
@@ -321,21 +367,16 @@ __global__ void large_pairs_kernel(GridView g, const uint8_t* __restrict__ core,
           root = uf_find(parent, root);
         }
         if (__shfl_sync(kAll, rd == root ? 1 : 0, 0)) continue;
-        bool hit = false;
-        for (uint32_t base = i0; base < i1; base += 32) {
-          uint32_t i = base + lane;
-          const uint8_t only = step.changed != nullptr && i < i1 && core[i] != 2 ? 2 : 0;
-          if (i < i1 && core[i] && (only == 0 || d_new)) {
-            double2 p = g.p[i];
-            if (sees_any_in(p.x, p.y, b, g.eps, g.t) || seen_by_any_in(p.x, p.y, b, g.eps, g.t))
-              hit = joins_cell(g, core, cell_min_core, nullptr, either_way, step.claimer_used, i,
-                               p.x, p.y, d, b, only);
-          }
-          if (__any_sync(kAll, hit)) {
-            hit = true;
-            break;
-          }
-        }
+        // From the side with fewer points to try: in a step, a side
+        // without new core points offers none (its pairs with the other's
+        // old ones were decided at the previous value).
+        const uint32_t j0 = g.start[d], j1 = g.start[d + 1];
+        const bool from_d = step.changed != nullptr && c_new != d_new ? d_new : j1 - j0 < i1 - i0;
+        const bool hit =
+            from_d ? warp_cells_joined(g, core, cell_min_core, either_way, step, j0, j1, i0, i1,
+                                       bc, c_new)
+                   : warp_cells_joined(g, core, cell_min_core, either_way, step, i0, i1, j0, j1,
+                                       b, d_new);
         if (hit && lane == 0) root = uf_unite(parent, root, rd);
       }
     }
@@ -429,7 +470,7 @@ void union_core_pairs(RunContext& ctx, const GridView& g, const uint8_t* core,
       Batch batch{b, nbatches};
       uint64_t threads = batch_threads(batch, g.ncells);
       if (threads == 0) continue;
-      small_pairs_kernel<<<grid_for(threads), kBlock, 0, s>>>(
+      small_pairs_kernel<<<dim3(grid_for(threads), 5), kBlock, 0, s>>>(
           g, core, cell_min_core, cls.data(), rep.data(), either_way, view, batch,
           ctx.cancel_flag_device(), parent);
       GD_CHECK_LAUNCH("small_pairs_kernel");
