@@ -122,8 +122,9 @@ struct TransferPlan {
 void upload_points(RunContext& ctx, const double* x, const double* y, uint32_t n,
                    const TransferPlan& plan, device_buffer<double>* dx, device_buffer<double>* dy,
                    Bounds* bounds);
-// bytes from host memory to device memory as upload_points copies (the
-// lanes from 4 MiB), queued on the run's stream (the caller waits).
+// bytes from host memory to device memory as upload_points copies its two
+// arrays (one path, transfer.cu's upload_arrays: the lanes from 4 MiB in
+// all), queued on the run's stream (the caller waits).
 void upload_array(RunContext& ctx, const void* src, void* dst, size_t bytes,
                   const TransferPlan& plan);
 // Bounds of device-resident points.

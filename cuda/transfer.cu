@@ -267,20 +267,36 @@ Bounds device_bounds(RunContext& ctx, const double* dx, const double* dy, uint32
   return b;
 }
 
-void upload_array(RunContext& ctx, const void* src, void* dst, size_t bytes,
-                  const TransferPlan& plan) {
-  if (plan.direct || (bytes < kLaneMinBytes && plan.chunk_points == 0)) {
-    CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, ctx.stream()));
+namespace {
+
+// count arrays of `bytes` each, src[k] to dst[k]: lane t takes its share of
+// every one (shares of whole doubles, the last one any odd tail); a plain
+// copy each below kLaneMinBytes in all.
+void upload_arrays(RunContext& ctx, const void* const* src, void* const* dst, int count,
+                   size_t bytes, const TransferPlan& plan) {
+  if (plan.direct || (bytes * count < kLaneMinBytes && plan.chunk_points == 0)) {
+    for (int k = 0; k < count; ++k)
+      CUDA_TRY(cudaMemcpyAsync(dst[k], src[k], bytes, cudaMemcpyHostToDevice, ctx.stream()));
     return;
   }
-  // Shares of whole doubles (the last one takes any odd tail).
+  constexpr int kMaxArrays = 2;
+  if (count > kMaxArrays) throw Error(GD_ERR_INTERNAL, "upload_arrays: too many arrays");
   const uint64_t items = bytes / sizeof(double);
-  on_lanes(ctx, lane_count(plan, bytes), [&](Lane& l, unsigned t, unsigned count) {
-    uint64_t a = share(items, t, count) * sizeof(double);
-    uint64_t e = t + 1 == count ? bytes : share(items, t + 1, count) * sizeof(double);
-    Span span{static_cast<const char*>(src) + a, static_cast<char*>(dst) + a, e - a};
-    lane_up(l, &span, 1, piece_bytes(plan, sizeof(double)), ctx.cancel());
+  on_lanes(ctx, lane_count(plan, bytes * count), [&](Lane& l, unsigned t, unsigned lanes) {
+    const uint64_t a = share(items, t, lanes) * sizeof(double);
+    const uint64_t e = t + 1 == lanes ? bytes : share(items, t + 1, lanes) * sizeof(double);
+    Span spans[kMaxArrays];
+    for (int k = 0; k < count; ++k)
+      spans[k] = Span{static_cast<const char*>(src[k]) + a, static_cast<char*>(dst[k]) + a, e - a};
+    lane_up(l, spans, count, piece_bytes(plan, sizeof(double)), ctx.cancel());
   });
+}
+
+}  // namespace
+
+void upload_array(RunContext& ctx, const void* src, void* dst, size_t bytes,
+                  const TransferPlan& plan) {
+  upload_arrays(ctx, &src, &dst, 1, bytes, plan);
 }
 
 void upload_points(RunContext& ctx, const double* x, const double* y, uint32_t n,
@@ -288,22 +304,9 @@ void upload_points(RunContext& ctx, const double* x, const double* y, uint32_t n
                    Bounds* bounds) {
   *dx = ctx.alloc<double>(n, "point x coordinates");
   *dy = ctx.alloc<double>(n, "point y coordinates");
-  size_t bytes = sizeof(double) * n;
-  if (plan.direct || (bytes * 2 < kLaneMinBytes && plan.chunk_points == 0)) {
-    CUDA_TRY(cudaMemcpyAsync(dx->data(), x, bytes, cudaMemcpyHostToDevice, ctx.stream()));
-    CUDA_TRY(cudaMemcpyAsync(dy->data(), y, bytes, cudaMemcpyHostToDevice, ctx.stream()));
-  } else {
-    size_t piece = piece_bytes(plan, sizeof(double));
-    double* to_x = dx->data();
-    double* to_y = dy->data();
-    on_lanes(ctx, lane_count(plan, 2 * bytes), [&](Lane& l, unsigned t, unsigned count) {
-      uint64_t a = share(n, t, count), e = share(n, t + 1, count);
-      size_t len = sizeof(double) * (e - a);
-      Span spans[2] = {{reinterpret_cast<const char*>(x + a), reinterpret_cast<char*>(to_x + a), len},
-                       {reinterpret_cast<const char*>(y + a), reinterpret_cast<char*>(to_y + a), len}};
-      lane_up(l, spans, 2, piece, ctx.cancel());
-    });
-  }
+  const void* src[2] = {x, y};
+  void* dst[2] = {dx->data(), dy->data()};
+  upload_arrays(ctx, src, dst, 2, sizeof(double) * n, plan);
   *bounds = device_bounds(ctx, dx->data(), dy->data(), n);
 }
 
