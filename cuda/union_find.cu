@@ -258,29 +258,27 @@ __global__ void small_pairs_kernel(GridView g, const uint8_t* __restrict__ core,
   uint32_t i0 = g.start[c], i1 = g.start[c + 1];
   Box bc = g.box[c];
   uint32_t root = kNone;  // found at the first pair that needs it (a step skips most)
-  {
-    CellRange r = g.rows[static_cast<uint64_t>(c) * 5 + blockIdx.y];
-    for (uint32_t d = r.lo > c + 1 ? r.lo : c + 1; d < r.hi; ++d) {
-      if (cls[d] != kSmall) continue;
-      if (step_skips(step.changed, c_new, stepping && step.changed[d])) continue;
-      Box b = g.box[d];
-      if (!boxes_within_reach(bc, b, g.t)) continue;
-      uint32_t rd = uf_find(parent, rep[d]);
-      root = uf_find(parent, root == kNone ? rep[c] : root);
-      if (rd == root) continue;
-      const bool d_new = stepping && step.changed[d];
-      for (uint32_t i = i0; i < i1; ++i) {
-        if (!core[i]) continue;
-        const uint8_t only = stepping && core[i] != 2 ? 2 : 0;
-        if (only != 0 && !d_new) continue;
-        double2 p = g.p[i];
-        if (!sees_any_in(p.x, p.y, b, g.eps, g.t) && !seen_by_any_in(p.x, p.y, b, g.eps, g.t))
-          continue;
-        if (joins_cell(g, core, cell_min_core, nullptr, either_way, step.claimer_used, i, p.x,
-                       p.y, d, b, only)) {
-          root = uf_unite(parent, root, rd);
-          break;
-        }
+  CellRange r = g.rows[static_cast<uint64_t>(c) * 5 + blockIdx.y];
+  for (uint32_t d = r.lo > c + 1 ? r.lo : c + 1; d < r.hi; ++d) {
+    if (cls[d] != kSmall) continue;
+    if (step_skips(step.changed, c_new, stepping && step.changed[d])) continue;
+    Box b = g.box[d];
+    if (!boxes_within_reach(bc, b, g.t)) continue;
+    uint32_t rd = uf_find(parent, rep[d]);
+    root = uf_find(parent, root == kNone ? rep[c] : root);
+    if (rd == root) continue;
+    const bool d_new = stepping && step.changed[d];
+    for (uint32_t i = i0; i < i1; ++i) {
+      if (!core[i]) continue;
+      const uint8_t only = stepping && core[i] != 2 ? 2 : 0;
+      if (only != 0 && !d_new) continue;
+      double2 p = g.p[i];
+      if (!sees_any_in(p.x, p.y, b, g.eps, g.t) && !seen_by_any_in(p.x, p.y, b, g.eps, g.t))
+        continue;
+      if (joins_cell(g, core, cell_min_core, nullptr, either_way, step.claimer_used, i, p.x,
+                     p.y, d, b, only)) {
+        root = uf_unite(parent, root, rd);
+        break;
       }
     }
   }
