@@ -175,6 +175,13 @@ __device__ __forceinline__ bool step_skips(const uint8_t* changed, bool a_new, b
   return changed != nullptr && !a_new && !b_new;
 }
 
+// The core marks a core point's partners must carry (core_counts_as): in a
+// sweep step only new ones (2) for a point core before, whose pairs with
+// old ones were decided at the previous value; any (0) otherwise.
+__device__ __forceinline__ uint8_t partners_only(const uint8_t* changed, bool is_new) {
+  return changed != nullptr && !is_new ? 2 : 0;
+}
+
 // Core points i and j (sorted indexes) are joined (see the top of the file).
 // claimer_used (null: not asked) is set when the claimer rule decides.
 __device__ __forceinline__ bool joined(const GridView& g, const uint8_t* core,
@@ -270,7 +277,7 @@ __global__ void small_pairs_kernel(GridView g, const uint8_t* __restrict__ core,
     const bool d_new = stepping && step.changed[d];
     for (uint32_t i = i0; i < i1; ++i) {
       if (!core[i]) continue;
-      const uint8_t only = stepping && core[i] != 2 ? 2 : 0;
+      const uint8_t only = partners_only(step.changed, core[i] == 2);
       if (only != 0 && !d_new) continue;
       double2 p = g.p[i];
       if (!sees_any_in(p.x, p.y, b, g.eps, g.t) && !seen_by_any_in(p.x, p.y, b, g.eps, g.t))
@@ -411,7 +418,7 @@ __global__ void union_kernel(GridView g, const uint8_t* __restrict__ core,
         root = uf_find(parent, root);
         if (rd == root) continue;
         if (joins_cell(g, core, cell_min_core, trusted, either_way, step.claimer_used, i, px, py,
-                       d, b, step.changed != nullptr && !i_new ? 2 : 0))
+                       d, b, partners_only(step.changed, i_new)))
           root = uf_unite(parent, root, rd);
         continue;
       }
