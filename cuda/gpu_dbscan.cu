@@ -258,13 +258,13 @@ void join_and_claim(RunContext& ctx, const GridView& g, const uint8_t* core,
     stats.t_union += sw.lap();
   }
 
-  if (minpoints > 1 && step.from_previous) {
-    // A sweep step: the claimers of the previous value, bettered by new cores.
-    cell_min_core = smallest_cores(ctx, g, core, 2);
-    trace_point(ctx.stream(), "smallest new cores");
-    assign_borders(ctx, g, core, cell_min_core.data(), true, nb, parent);
-  } else if (minpoints > 1) {
-    assign_borders(ctx, g, core, cell_min_core.data(), false, nb, parent);
+  if (minpoints > 1) {
+    if (step.from_previous) {
+      // A sweep step: the claimers of the previous value, bettered by new cores.
+      cell_min_core = smallest_cores(ctx, g, core, 2);
+      trace_point(ctx.stream(), "smallest new cores");
+    }
+    assign_borders(ctx, g, core, cell_min_core.data(), step.from_previous, nb, parent);
   }
   trace_point(ctx.stream(), "borders");
 }

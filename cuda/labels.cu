@@ -79,14 +79,9 @@ __global__ void border_kernel(GridView g, const uint8_t* __restrict__ core,
   uint32_t i;
   if (!batch_point(batch, g.n, &i)) return;
   if (core[i]) return;
-  uint64_t best = kNoCore;
-  if (step) {
-    const uint32_t before = parent[i];
-    best = first_claimer(g, core, cell_min_core, i, 2,
-                         before == kNone ? kNoCore : core_key(g, before));
-  } else {
-    best = first_claimer(g, core, cell_min_core, i);
-  }
+  const uint32_t before = step ? parent[i] : kNone;
+  const uint64_t best = first_claimer(g, core, cell_min_core, i, step ? 2 : 0,
+                                      before == kNone ? kNoCore : core_key(g, before));
   parent[i] = best == kNoCore ? kNone : static_cast<uint32_t>(best & 0xffffffffu);
 }
 

@@ -20,7 +20,6 @@
 #include <thrust/iterator/transform_iterator.h>
 
 #include <algorithm>
-#include <array>
 #include <chrono>
 #include <cstdio>
 #include <condition_variable>
@@ -540,13 +539,16 @@ struct SweepDownloads::Timeline {
       std::fprintf(stderr,
                    "trace sweep value %2zu: queued %8.3f ms, device done %8.3f, posted %8.3f, "
                    "copied %8.3f, emitted %8.3f\n",
-                   k, host[k][3], ms, host[k][0], host[k][1], host[k][2]);
+                   k, host[k].queued, ms, host[k].posted, host[k].copied, host[k].emitted);
     }
   }
   std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
   cudaEvent_t start{};
   std::vector<cudaEvent_t> device;
-  std::vector<std::array<double, 4>> host;  // posted, copied, emitted, queued
+  struct HostTimes {
+    double queued = 0, posted = 0, copied = 0, emitted = 0;  // ms from t0
+  };
+  std::vector<HostTimes> host;
 };
 
 SweepDownloads::~SweepDownloads() = default;
@@ -579,7 +581,7 @@ void SweepDownloads::queued(size_t k) {
   CUDA_TRY(cudaEventRecord(done_[k & 1], ctx_.stream()));
   if (timeline_) {
     CUDA_TRY(cudaEventRecord(timeline_->device[k], ctx_.stream()));
-    timeline_->host[k][3] = timeline_->since();
+    timeline_->host[k].queued = timeline_->since();
   }
 }
 
@@ -590,11 +592,11 @@ void SweepDownloads::post(size_t k) {
   uint32_t* host = out_ != nullptr ? out_[k] : own_[k % r].data();
   const auto& emit = emit_;
   Timeline* tl = timeline_.get();
-  if (tl) tl->host[k][0] = tl->since();
+  if (tl) tl->host[k].posted = tl->since();
   crew_.post(d_rep_[k % r].data(), host, [&emit, k, host, tl] {
-    if (tl) tl->host[k][1] = tl->since();
+    if (tl) tl->host[k].copied = tl->since();
     emit(k, host);
-    if (tl) tl->host[k][2] = tl->since();
+    if (tl) tl->host[k].emitted = tl->since();
   });
 }
 
