@@ -247,25 +247,35 @@ void join_and_claim(RunContext& ctx, const GridView& g, const uint8_t* core,
                     Stopwatch& sw, uint32_t* parent, const UnionStep& step) {
   // Claimers (minpoints > 1 only: with fewer every point is core and pairs
   // are joined when either side sees the other) start from each cell's
-  // smallest core.
-  device_buffer<uint64_t> cell_min_core;
-  if (minpoints > 1) cell_min_core = smallest_cores(ctx, g, core);
+  // smallest core; a sweep step's borders from its smallest new core.
+  const bool stepping = minpoints > 1 && step.from_previous;
+  device_buffer<uint64_t> own_min, new_min;
+  uint64_t* cell_min = step.cell_min_core;
+  if (stepping) {
+    new_min = smallest_cores(ctx, g, core, 2);
+    trace_point(ctx.stream(), "smallest new cores");
+  }
+  if (minpoints > 1 && stepping && cell_min != nullptr) {
+    lower_smallest_cores(ctx, cell_min, new_min.data(), g.ncells);
+  } else if (minpoints > 1) {
+    own_min = smallest_cores(ctx, g, core);
+    if (cell_min != nullptr)
+      CUDA_TRY(cudaMemcpyAsync(cell_min, own_min.data(), sizeof(uint64_t) * g.ncells,
+                               cudaMemcpyDeviceToDevice, ctx.stream()));
+    else
+      cell_min = own_min.data();
+  }
   trace_point(ctx.stream(), "smallest cores");
-  union_core_pairs(ctx, g, core, cell_min_core.data(), trusted, minpoints, nb, parent, step);
+  union_core_pairs(ctx, g, core, cell_min, trusted, minpoints, nb, parent, step);
   trace_point(ctx.stream(), "union");
   if (step.timed) {
     ctx.wait();
     stats.t_union += sw.lap();
   }
 
-  if (minpoints > 1) {
-    if (step.from_previous) {
-      // A sweep step: the claimers of the previous value, bettered by new cores.
-      cell_min_core = smallest_cores(ctx, g, core, 2);
-      trace_point(ctx.stream(), "smallest new cores");
-    }
-    assign_borders(ctx, g, core, cell_min_core.data(), step.from_previous, nb, parent);
-  }
+  // A sweep step: the claimers of the previous value, bettered by new cores.
+  if (minpoints > 1)
+    assign_borders(ctx, g, core, stepping ? new_min.data() : cell_min, stepping, nb, parent);
   trace_point(ctx.stream(), "borders");
 }
 

@@ -229,6 +229,8 @@ device_buffer<uint64_t> smallest_cores(RunContext& ctx, const GridView& g, const
 device_buffer<uint64_t> smallest_cores(RunContext& ctx, const uint32_t* cell_of, const uint32_t* idx,
                                        const uint8_t* core, uint32_t n, uint32_t ncells,
                                        uint8_t only = 0);
+// cell_min[c] = min(cell_min[c], by[c]) for the ncells cells.
+void lower_smallest_cores(RunContext& ctx, uint64_t* cell_min, const uint64_t* by, uint32_t ncells);
 
 // How union_core_pairs starts.  A full run: parent[] is set afresh.  A
 // sweep step (from_previous, minpoints > 1, no strip): parent[] holds the
@@ -240,10 +242,15 @@ device_buffer<uint64_t> smallest_cores(RunContext& ctx, const uint32_t* cell_of,
 // decided some pair.
 // timed = false: join_and_claim queues the borders without waiting for the
 // union first (a sweep queues its values back to back; t_union then stays 0).
+// cell_min_core (device, ncells, null: none): a sweep's smallest core of each
+// cell kept from one value to the next, which a step lowers by its new cores
+// (the core set only grows as minpoints falls) instead of finding it afresh
+// from every point, and a value afresh fills.
 struct UnionStep {
   bool from_previous = false;
   int* claimer_used = nullptr;
   bool timed = true;
+  uint64_t* cell_min_core = nullptr;
 };
 
 // union_find.cu: parent[] over sorted indices (set here, then the core

@@ -69,6 +69,12 @@ __global__ void smallest_core_kernel(const uint32_t* __restrict__ cell_of,
   if (key < *static_cast<volatile unsigned long long*>(at)) atomicMin(at, key);
 }
 
+__global__ void lower_kernel(uint64_t* __restrict__ cell_min, const uint64_t* __restrict__ by,
+                             uint32_t ncells) {
+  const uint64_t c = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (c < ncells && by[c] < cell_min[c]) cell_min[c] = by[c];
+}
+
 // step (a sweep step, cell_min_core: the cells' smallest new cores):
 // parent[i] holds i's claimer at the previous value, which only a new core
 // can better.
@@ -151,6 +157,12 @@ device_buffer<uint64_t> smallest_cores(RunContext& ctx, const uint32_t* cell_of,
 device_buffer<uint64_t> smallest_cores(RunContext& ctx, const GridView& g, const uint8_t* core,
                                        uint8_t only) {
   return smallest_cores(ctx, g.cell_of, g.idx, core, g.n, g.ncells, only);
+}
+
+void lower_smallest_cores(RunContext& ctx, uint64_t* cell_min, const uint64_t* by,
+                          uint32_t ncells) {
+  lower_kernel<<<grid_for(ncells), kBlock, 0, ctx.stream()>>>(cell_min, by, ncells);
+  GD_CHECK_LAUNCH("lower_kernel");
 }
 
 void assign_borders(RunContext& ctx, const GridView& g, const uint8_t* core,

@@ -113,6 +113,8 @@ void sweep_whole(RunContext& ctx, const PointsView& pts, const gd_params& params
   auto core = ctx.alloc<uint8_t>(n, "sweep core flags");
   auto parent = ctx.alloc<uint32_t>(n, "union-find parents");
   auto claimer_used = ctx.alloc<int>(last, "claimer rule flags");
+  device_buffer<uint64_t> cell_min;  // each cell's smallest core, from value to value
+  if (top >= 2) cell_min = ctx.alloc<uint64_t>(g.ncells, "smallest core per cell, kept");
   SweepDownloads down(ctx, n, last, plan, out, emit);  // joined before the buffers above go
 
   // Value k queued on the run's stream, its ranks into rep.  from_previous:
@@ -127,6 +129,7 @@ void sweep_whole(RunContext& ctx, const PointsView& pts, const gd_params& params
     step.from_previous = from_previous && m > 1;
     step.claimer_used = claimer_used.data() + k;
     step.timed = false;
+    step.cell_min_core = cell_min.data();
     CUDA_TRY(cudaMemsetAsync(step.claimer_used, 0, sizeof(int), ctx.stream()));
     join_and_claim(ctx, g, core.data(), nullptr, m, nb, stats, sw, parent.data(), step);
     final_reps(ctx, g, core.data(), parent.data(), rep);
