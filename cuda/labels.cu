@@ -91,11 +91,11 @@ __global__ void border_kernel(GridView g, const uint8_t* __restrict__ core,
   parent[i] = best == kNoCore ? kNone : static_cast<uint32_t>(best & 0xffffffffu);
 }
 
-__global__ void final_kernel(GridView g, const uint8_t* __restrict__ core, uint32_t* parent,
-                             uint32_t* __restrict__ rep) {
+__global__ void final_kernel(GridView g, const uint8_t* __restrict__ core,
+                             const uint32_t* __restrict__ parent, uint32_t* __restrict__ rep) {
   uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= g.n) return;
-  auto find = [parent](uint32_t x) { return uf_find(parent, x); };
+  auto find = [parent](uint32_t x) { return uf_root(parent, x); };
   // A border point's parent[] holds its claimer (kNone == kNoise: none).
   const bool is_core = core[i] != 0;
   uint32_t r = representative(is_core, static_cast<uint32_t>(i), is_core ? kNoise : parent[i], find);
@@ -181,8 +181,7 @@ void assign_borders(RunContext& ctx, const GridView& g, const uint8_t* core,
 
 void final_reps(RunContext& ctx, const GridView& g, const uint8_t* core, const uint32_t* parent,
                 uint32_t* rep_out) {
-  final_kernel<<<grid_for(g.n), kBlock, 0, ctx.stream()>>>(g, core, const_cast<uint32_t*>(parent),
-                                                           rep_out);
+  final_kernel<<<grid_for(g.n), kBlock, 0, ctx.stream()>>>(g, core, parent, rep_out);
   GD_CHECK_LAUNCH("final_kernel");
 }
 

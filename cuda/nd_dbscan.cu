@@ -971,11 +971,12 @@ __global__ void border_kernel(NdView<D> g, const uint8_t* __restrict__ core,
 
 // Rule 4: rep[original index] = the original index of its set's root.
 template <int D>
-__global__ void final_kernel(NdView<D> g, const uint8_t* __restrict__ core, uint32_t* parent,
-                             uint32_t* __restrict__ rep, uint8_t* __restrict__ core_out) {
+__global__ void final_kernel(NdView<D> g, const uint8_t* __restrict__ core,
+                             const uint32_t* __restrict__ parent, uint32_t* __restrict__ rep,
+                             uint8_t* __restrict__ core_out) {
   uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= g.n) return;
-  auto find = [parent](uint32_t x) { return uf_find(parent, x); };
+  auto find = [parent](uint32_t x) { return uf_root(parent, x); };
   const bool is_core = core[i] != 0;
   const uint32_t r =
       representative(is_core, static_cast<uint32_t>(i), is_core ? kNoise : parent[i], find);

@@ -25,6 +25,15 @@ __device__ __forceinline__ uint32_t uf_find(uint32_t* parent, uint32_t x) {
   return curr;
 }
 
+// x's root once no thread writes parent[] (after the union, in the final
+// representatives): a walk of cached loads, without find()'s volatile ones
+// and path halving (a cluster's upper nodes are read by most of its points).
+__device__ __forceinline__ uint32_t uf_root(const uint32_t* __restrict__ parent, uint32_t x) {
+  uint32_t next;
+  while ((next = __ldg(parent + x)) != x) x = next;
+  return x;
+}
+
 // Joins the sets of a and b; returns a node of the joined set that was a root
 // a moment ago (a good hint for the caller's next find).
 __device__ __forceinline__ uint32_t uf_unite(uint32_t* parent, uint32_t a, uint32_t b) {
