@@ -268,13 +268,13 @@ __global__ void small_pairs_kernel(GridView g, const uint8_t* __restrict__ core,
   CellRange r = g.rows[static_cast<uint64_t>(c) * 5 + blockIdx.y];
   for (uint32_t d = r.lo > c + 1 ? r.lo : c + 1; d < r.hi; ++d) {
     if (cls[d] != kSmall) continue;
-    if (step_skips(step.changed, c_new, stepping && step.changed[d])) continue;
+    const bool d_new = stepping && step.changed[d];
+    if (step_skips(step.changed, c_new, d_new)) continue;
     Box b = g.box[d];
     if (!boxes_within_reach(bc, b, g.t)) continue;
     uint32_t rd = uf_find(parent, rep[d]);
     root = uf_find(parent, root == kNone ? rep[c] : root);
     if (rd == root) continue;
-    const bool d_new = stepping && step.changed[d];
     for (uint32_t i = i0; i < i1; ++i) {
       if (!core[i]) continue;
       const uint8_t only = partners_only(step.changed, core[i] == 2);
@@ -306,7 +306,7 @@ __device__ bool warp_cells_joined(const GridView& g, const uint8_t* core,
   bool hit = false;
   for (uint32_t base = a0; base < a1 && !hit; base += 32) {
     const uint32_t i = base + lane;
-    const uint8_t only = step.changed != nullptr && i < a1 && core[i] != 2 ? 2 : 0;
+    const uint8_t only = i < a1 ? partners_only(step.changed, core[i] == 2) : 0;
     double2 p{0, 0};
     bool cand = false;
     if (i < a1 && core[i] && (only == 0 || b_new)) {
