@@ -75,6 +75,8 @@
 
 #include <algorithm>
 
+#include <cooperative_groups.h>
+
 #include "claimers.cuh"
 #include "grid.cuh"
 #include "trace.cuh"
@@ -84,6 +86,8 @@ namespace gd {
 namespace cuda {
 
 namespace {
+
+namespace cg = cooperative_groups;
 
 // Largest cells handled per cell pair: on one thread (a pair of cells costs
 // at most kSmallTight^2 tests there), on one warp.
@@ -156,13 +160,24 @@ __global__ void step_parents_kernel(GridView g, const uint8_t* __restrict__ core
 }
 
 // A sweep step: a changed tight cell's set (its new core points, under its
-// first core point) joins that of its old core points, if any.
+// first core point) joins that of its old core points, if any; the changed
+// small tight cells listed (small, small_count) for small_pairs_step_kernel.
 __global__ void step_tight_kernel(GridView g, const uint8_t* __restrict__ core,
                                   const uint8_t* __restrict__ cls,
                                   const uint32_t* __restrict__ rep,
-                                  const uint8_t* __restrict__ changed, uint32_t* parent) {
+                                  const uint8_t* __restrict__ changed, uint32_t* parent,
+                                  uint32_t* __restrict__ small, uint32_t* small_count) {
   uint64_t c = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (c >= g.ncells || cls[c] == kLoose || !changed[c]) return;
+  if (c >= g.ncells) return;
+  const uint8_t k = cls[c];
+  if (k == kLoose || !changed[c]) return;
+  if (k == kSmall) {
+    // One atomic for the warp's lanes here.
+    const cg::coalesced_group here = cg::coalesced_threads();
+    uint32_t base = 0;
+    if (here.thread_rank() == 0) base = atomicAdd(small_count, here.num_threads());
+    small[here.shfl(base, 0) + here.thread_rank()] = static_cast<uint32_t>(c);
+  }
   for (uint32_t j = g.start[c], j1 = g.start[c + 1]; j < j1; ++j)
     if (core[j] == 1) {
       uf_unite(parent, rep[c], j);
@@ -245,8 +260,38 @@ __device__ __forceinline__ bool joins_cell(const GridView& g, const uint8_t* cor
   return false;
 }
 
-// One thread per small tight cell c and row of its neighbourhood (the
-// launch's y): its set against those of the small tight cells of larger
+// Small tight cells c (box bc) and d, of the same row of c's
+// neighbourhood: their sets joined at their first joined pair of core
+// points.  root: c's root, or kNone until the first pair that needs it (a
+// step skips most).
+__device__ __forceinline__ void join_small_cells(const GridView& g, const uint8_t* core,
+                                                 const uint64_t* cell_min_core,
+                                                 const uint32_t* rep, bool either_way,
+                                                 const UnionStepView& step, uint32_t c,
+                                                 const Box& bc, uint32_t d, bool d_new,
+                                                 uint32_t& root, uint32_t* parent) {
+  Box b = g.box[d];
+  if (!boxes_within_reach(bc, b, g.t)) return;
+  uint32_t rd = uf_find(parent, rep[d]);
+  root = uf_find(parent, root == kNone ? rep[c] : root);
+  if (rd == root) return;
+  for (uint32_t i = g.start[c], i1 = g.start[c + 1]; i < i1; ++i) {
+    if (!core[i]) continue;
+    const uint8_t only = partners_only(step.changed, core[i] == 2);
+    if (only != 0 && !d_new) continue;
+    double2 p = g.p[i];
+    if (!sees_any_in(p.x, p.y, b, g.eps, g.t) && !seen_by_any_in(p.x, p.y, b, g.eps, g.t))
+      continue;
+    if (joins_cell(g, core, cell_min_core, nullptr, either_way, step.claimer_used, i, p.x, p.y,
+                   d, b, only)) {
+      root = uf_unite(parent, root, rd);
+      return;
+    }
+  }
+}
+
+// A full run: one thread per small tight cell c and row of its
+// neighbourhood (the launch's y), against the small tight cells of larger
 // number in the row (a thread per cell walked its 25 neighbours alone: at
 // 1M points a sweep value's longest stage, ~150 us on an H200, the device
 // far from full).
@@ -260,33 +305,41 @@ __global__ void small_pairs_kernel(GridView g, const uint8_t* __restrict__ core,
   uint32_t c;
   if (!batch_point(batch, g.ncells, &c)) return;
   if (cls[c] != kSmall) return;
-  const bool stepping = step.changed != nullptr;
-  const bool c_new = stepping && step.changed[c];
-  uint32_t i0 = g.start[c], i1 = g.start[c + 1];
   Box bc = g.box[c];
-  uint32_t root = kNone;  // found at the first pair that needs it (a step skips most)
+  uint32_t root = kNone;
   CellRange r = g.rows[static_cast<uint64_t>(c) * 5 + blockIdx.y];
-  for (uint32_t d = r.lo > c + 1 ? r.lo : c + 1; d < r.hi; ++d) {
-    if (cls[d] != kSmall) continue;
-    const bool d_new = stepping && step.changed[d];
-    if (step_skips(step.changed, c_new, d_new)) continue;
-    Box b = g.box[d];
-    if (!boxes_within_reach(bc, b, g.t)) continue;
-    uint32_t rd = uf_find(parent, rep[d]);
-    root = uf_find(parent, root == kNone ? rep[c] : root);
-    if (rd == root) continue;
-    for (uint32_t i = i0; i < i1; ++i) {
-      if (!core[i]) continue;
-      const uint8_t only = partners_only(step.changed, core[i] == 2);
-      if (only != 0 && !d_new) continue;
-      double2 p = g.p[i];
-      if (!sees_any_in(p.x, p.y, b, g.eps, g.t) && !seen_by_any_in(p.x, p.y, b, g.eps, g.t))
-        continue;
-      if (joins_cell(g, core, cell_min_core, nullptr, either_way, step.claimer_used, i, p.x,
-                     p.y, d, b, only)) {
-        root = uf_unite(parent, root, rd);
-        break;
-      }
+  for (uint32_t d = r.lo > c + 1 ? r.lo : c + 1; d < r.hi; ++d)
+    if (cls[d] == kSmall)
+      join_small_cells(g, core, cell_min_core, rep, either_way, step, c, bc, d, false, root,
+                       parent);
+}
+
+// A sweep step: one thread per small tight cell with a new core point
+// (list, count: step_tight_kernel's) and row of its neighbourhood, against
+// every small tight cell of the row, one with new core points too only
+// when of larger number (two cells without new core points offer each
+// other nothing: a thread per cell of the grid read most cells for
+// nothing, ~370 us of a 10M-point value on an H200).
+__global__ void small_pairs_step_kernel(GridView g, const uint8_t* __restrict__ core,
+                                        const uint64_t* __restrict__ cell_min_core,
+                                        const uint8_t* __restrict__ cls,
+                                        const uint32_t* __restrict__ rep, UnionStepView step,
+                                        const uint32_t* __restrict__ list, const uint32_t* count,
+                                        const volatile int* stop, uint32_t* parent) {
+  if (cancelled(stop)) return;
+  const uint32_t m = *count;
+  const uint64_t stride = static_cast<uint64_t>(gridDim.x) * blockDim.x;
+  for (uint64_t w = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; w < m;
+       w += stride) {
+    const uint32_t c = list[w];
+    Box bc = g.box[c];
+    uint32_t root = kNone;
+    CellRange r = g.rows[static_cast<uint64_t>(c) * 5 + blockIdx.y];
+    for (uint32_t d = r.lo; d < r.hi; ++d) {
+      if (d == c || cls[d] != kSmall) continue;
+      const bool d_new = step.changed[d] != 0;
+      if (d_new && d < c) continue;  // d's thread
+      join_small_cells(g, core, cell_min_core, rep, false, step, c, bc, d, d_new, root, parent);
     }
   }
 }
@@ -455,14 +508,20 @@ void union_core_pairs(RunContext& ctx, const GridView& g, const uint8_t* core,
                                                        large.data(), large_count);
   GD_CHECK_LAUNCH("classes_kernel");
   device_buffer<uint8_t> changed;
+  // A step's small tight cells with new core points, in any order, and their count.
+  device_buffer<uint32_t> small;
+  uint32_t* small_count = nullptr;
   if (step.from_previous) {
     changed = ctx.alloc<uint8_t>(g.ncells, "cells with new core points");
     CUDA_TRY(cudaMemsetAsync(changed.data(), 0, g.ncells, s));
+    small = ctx.alloc<uint32_t>(static_cast<size_t>(g.ncells) + 1, "changed small tight cells");
+    small_count = small.data() + g.ncells;
+    CUDA_TRY(cudaMemsetAsync(small_count, 0, sizeof(uint32_t), s));
     step_parents_kernel<<<grid_for(g.n), kBlock, 0, s>>>(g, core, cls.data(), rep.data(),
                                                          changed.data(), parent);
     GD_CHECK_LAUNCH("step_parents_kernel");
-    step_tight_kernel<<<grid_for(g.ncells), kBlock, 0, s>>>(g, core, cls.data(), rep.data(),
-                                                            changed.data(), parent);
+    step_tight_kernel<<<grid_for(g.ncells), kBlock, 0, s>>>(
+        g, core, cls.data(), rep.data(), changed.data(), parent, small.data(), small_count);
     GD_CHECK_LAUNCH("step_tight_kernel");
   } else {
     init_parents_kernel<<<grid_for(g.n), kBlock, 0, s>>>(g, core, cls.data(), rep.data(), parent);
@@ -471,14 +530,24 @@ void union_core_pairs(RunContext& ctx, const GridView& g, const uint8_t* core,
   const UnionStepView view{changed.data(), step.claimer_used};
   trace_point(s, "union: classes, init parents");
   if (!strip) {
-    for (uint32_t b = 0; b < nbatches; ++b) {
-      Batch batch{b, nbatches};
-      uint64_t threads = batch_threads(batch, g.ncells);
-      if (threads == 0) continue;
-      small_pairs_kernel<<<dim3(grid_for(threads), 5), kBlock, 0, s>>>(
-          g, core, cell_min_core, cls.data(), rep.data(), either_way, view, batch,
+    if (step.from_previous) {
+      // The count stays on the device: threads for up to a quarter of the cells, each
+      // taking listed cells in turn.
+      const uint64_t threads = std::max<uint64_t>(g.ncells / 4, 1);
+      small_pairs_step_kernel<<<dim3(grid_for(threads), 5), kBlock, 0, s>>>(
+          g, core, cell_min_core, cls.data(), rep.data(), view, small.data(), small_count,
           ctx.cancel_flag_device(), parent);
-      GD_CHECK_LAUNCH("small_pairs_kernel");
+      GD_CHECK_LAUNCH("small_pairs_step_kernel");
+    } else {
+      for (uint32_t b = 0; b < nbatches; ++b) {
+        Batch batch{b, nbatches};
+        uint64_t threads = batch_threads(batch, g.ncells);
+        if (threads == 0) continue;
+        small_pairs_kernel<<<dim3(grid_for(threads), 5), kBlock, 0, s>>>(
+            g, core, cell_min_core, cls.data(), rep.data(), either_way, view, batch,
+            ctx.cancel_flag_device(), parent);
+        GD_CHECK_LAUNCH("small_pairs_kernel");
+      }
     }
     trace_point(s, "union: small tight cell pairs");
     // Enough warps to fill the device; each takes cells of the list in turn.
