@@ -385,9 +385,32 @@ __device__ bool warp_cells_joined(const GridView& g, const uint8_t* core,
   return hit;
 }
 
+// Lane k's cell of c's neighbourhood, the cells of its five rows counted
+// from first (kNone past the last one): at most 25 cells, so one pass of
+// the warp's lanes for first = 0 (the loop over first is for safety).
+__device__ __forceinline__ uint32_t neighbour_of_lane(const GridView& g, uint32_t c,
+                                                      uint32_t first, uint32_t* total) {
+  constexpr unsigned kAll = 0xffffffffu;
+  const unsigned lane = threadIdx.x & 31;
+  CellRange r{0, 0};
+  if (lane < 5) r = g.rows[static_cast<uint64_t>(c) * 5 + lane];
+  uint32_t seen = 0, d = kNone;
+  for (int a = 0; a < 5; ++a) {
+    const uint32_t lo = __shfl_sync(kAll, r.lo, a), hi = __shfl_sync(kAll, r.hi, a);
+    const uint32_t k = first + lane;
+    if (k >= seen && k < seen + (hi - lo)) d = lo + (k - seen);
+    seen += hi - lo;
+  }
+  *total = seen;
+  return d;
+}
+
 // One warp per large tight cell c (list: their numbers, count of them): its
 // set against those of the small tight cells around it and of the large
-// tight cells of larger number (warp_cells_joined).  (Huge ones:
+// tight cells of larger number (warp_cells_joined).  The lanes screen the
+// neighbour cells side by side (class, step, reach, roots: one lane
+// walking them one after the other left the warp waiting on 25 chains of
+// loads), then the warp tests the cells left one at a time.  (Huge ones:
 // from their points, union_kernel.)
 __global__ void large_pairs_kernel(GridView g, const uint8_t* __restrict__ core,
                                    const uint64_t* __restrict__ cell_min_core,
@@ -408,34 +431,45 @@ __global__ void large_pairs_kernel(GridView g, const uint8_t* __restrict__ core,
     const bool c_new = step.changed != nullptr && step.changed[c];
     uint32_t i0 = g.start[c], i1 = g.start[c + 1];
     Box bc = g.box[c];
-    uint32_t root = 0;
-    if (lane == 0) root = uf_find(parent, rep[c]);
-    for (int a = 0; a < 5; ++a) {
-      CellRange r = g.rows[static_cast<uint64_t>(c) * 5 + a];
-      for (uint32_t d = r.lo; d < r.hi; ++d) {
-        uint8_t k = cls[d];
-        if (d == c || k == kLoose || k == kHuge || (k == kLarge && d < c)) continue;
-        const bool d_new = step.changed != nullptr && step.changed[d];
-        if (step_skips(step.changed, c_new, d_new)) continue;
-        Box b = g.box[d];
-        if (!boxes_within_reach(bc, b, g.t)) continue;
-        uint32_t rd = 0;
-        if (lane == 0) {
+    uint32_t root = __shfl_sync(kAll, lane == 0 ? uf_find(parent, rep[c]) : 0, 0);
+    uint32_t total = 0;
+    for (uint32_t first = 0; first == 0 || first < total; first += 32) {
+      const uint32_t d = neighbour_of_lane(g, c, first, &total);
+      bool d_new = false, todo = false;
+      uint32_t rd = 0;
+      if (d != kNone && d != c) {
+        const uint8_t k = cls[d];
+        d_new = step.changed != nullptr && step.changed[d];
+        todo = k != kLoose && k != kHuge && !(k == kLarge && d < c) &&
+               !step_skips(step.changed, c_new, d_new) && boxes_within_reach(bc, g.box[d], g.t);
+        if (todo) {
           rd = uf_find(parent, rep[d]);
+          todo = rd != root;  // sets only grow: one root then, one for good
+        }
+      }
+      for (unsigned left = __ballot_sync(kAll, todo); left != 0; left &= left - 1) {
+        const int src = __ffs(left) - 1;
+        const uint32_t dd = __shfl_sync(kAll, d, src);
+        const bool dd_new = __shfl_sync(kAll, d_new ? 1 : 0, src) != 0;
+        uint32_t rdd = __shfl_sync(kAll, rd, src);
+        if (lane == 0) {
+          rdd = uf_find(parent, rdd);
           root = uf_find(parent, root);
         }
-        if (__shfl_sync(kAll, rd == root ? 1 : 0, 0)) continue;
+        if (__shfl_sync(kAll, rdd == root ? 1 : 0, 0)) continue;
         // From the side with fewer points to try: in a step, a side
         // without new core points offers none (its pairs with the other's
         // old ones were decided at the previous value).
-        const uint32_t j0 = g.start[d], j1 = g.start[d + 1];
-        const bool from_d = step.changed != nullptr && c_new != d_new ? d_new : j1 - j0 < i1 - i0;
+        const uint32_t j0 = g.start[dd], j1 = g.start[dd + 1];
+        const bool from_d =
+            step.changed != nullptr && c_new != dd_new ? dd_new : j1 - j0 < i1 - i0;
         const bool hit =
             from_d ? warp_cells_joined(g, core, cell_min_core, either_way, step, j0, j1, i0, i1,
                                        bc, c_new)
                    : warp_cells_joined(g, core, cell_min_core, either_way, step, i0, i1, j0, j1,
-                                       b, d_new);
-        if (hit && lane == 0) root = uf_unite(parent, root, rd);
+                                       g.box[dd], dd_new);
+        if (hit && lane == 0) root = uf_unite(parent, root, rdd);
+        root = __shfl_sync(kAll, root, 0);
       }
     }
   }
