@@ -255,7 +255,7 @@ void join_and_claim(RunContext& ctx, const GridView& g, const uint8_t* core,
     new_min = smallest_cores(ctx, g, core, 2);
     trace_point(ctx.stream(), "smallest new cores");
   }
-  if (minpoints > 1 && stepping && cell_min != nullptr) {
+  if (stepping && cell_min != nullptr) {
     lower_smallest_cores(ctx, cell_min, new_min.data(), g.ncells);
   } else if (minpoints > 1) {
     own_min = smallest_cores(ctx, g, core);
