@@ -157,14 +157,11 @@ device_buffer<uint32_t> cluster_on_device(RunContext& ctx, const double* dx, con
     out = std::move(grid.cell_of);
     d_rep = out.data();
   }
-  final_reps(ctx, g, core.data(), parent.data(), d_rep);
-  trace_point(ctx.stream(), "final reps");
+  final_labels(ctx, g, core.data(), parent.data(), d_rep, strip != nullptr);
   parent.reset();
   if (strip != nullptr) core_out = strip->core_out;
   if (core_out != nullptr) scatter_core(ctx, g, core.data(), core_out);
   core.reset();
-  if (strip == nullptr) rank_reps(ctx, n, d_rep);
-  trace_point(ctx.stream(), "rank reps");
   ctx.wait();
   stats.t_label += sw.lap();
   if (info != nullptr) {

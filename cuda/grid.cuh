@@ -268,11 +268,11 @@ void union_core_pairs(RunContext& ctx, const GridView& g, const uint8_t* core,
 void assign_borders(RunContext& ctx, const GridView& g, const uint8_t* core,
                     const uint64_t* cell_min_core, bool step, uint32_t nbatches,
                     uint32_t* parent);
-void final_reps(RunContext& ctx, const GridView& g, const uint8_t* core, const uint32_t* parent,
-                uint32_t* rep_out);
-// labels.cu: rep[0..n) (original indexes, kNoise) renumbered in place as
-// ranks: the clusters 0..k-1 in the order of their first point.
-void rank_reps(RunContext& ctx, uint32_t n, uint32_t* rep);
+// Then out[original index] = its cluster's rank (ranks.cuh: clusters 0..k-1
+// in the order of their first point) or kNoise; reps_only (the strips):
+// its set's root's original index instead.
+void final_labels(RunContext& ctx, const GridView& g, const uint8_t* core, const uint32_t* parent,
+                  uint32_t* out, bool reps_only = false);
 
 }  // namespace cuda
 }  // namespace gd

@@ -11,20 +11,14 @@
 // per-cell offer that lets the claimer scan skip or take cells whole
 // (claimers.cuh); the union stage uses it too.
 //
-// rank_reps: the representatives renumbered on the device as ranks, cluster
-// k (0-based, in the order of each cluster's first point) holding the value
-// k, so that labels.cpp's assign_ids maps them to ids in one sequential pass
-// instead of a table lookup per row: each cluster's first point is found by
-// an atomicMin over its points' original indexes, the first points are
-// counted by a scan, and every point takes its first point's count.
-#include <thrust/iterator/counting_iterator.h>
-#include <thrust/iterator/transform_iterator.h>
-
+// final_labels: each point's rank (ranks.cuh), or for the strips, whose
+// merge numbers the clusters itself, its set's root's original index.
 #include <algorithm>
 #include <cub/device/device_scan.cuh>
 
 #include "claimers.cuh"
 #include "grid.cuh"
+#include "ranks.cuh"
 #include "trace.cuh"
 #include "union_find.cuh"
 
@@ -32,7 +26,6 @@ namespace gd {
 namespace cuda {
 
 namespace cub = CUB_NS_QUALIFIER;
-namespace thrust = THRUST_NS_QUALIFIER;
 
 namespace {
 
@@ -91,53 +84,44 @@ __global__ void border_kernel(GridView g, const uint8_t* __restrict__ core,
   parent[i] = best == kNoCore ? kNone : static_cast<uint32_t>(best & 0xffffffffu);
 }
 
+// rep (the strips): rep[original index] = the original index of its set's
+// root; otherwise each point's root into the sink.
 __global__ void final_kernel(GridView g, const uint8_t* __restrict__ core,
-                             const uint32_t* __restrict__ parent, uint32_t* __restrict__ rep) {
-  uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= g.n) return;
-  auto find = [parent](uint32_t x) { return uf_root(parent, x); };
-  // A border point's parent[] holds its claimer (kNone == kNoise: none).
-  const bool is_core = core[i] != 0;
-  uint32_t r = representative(is_core, static_cast<uint32_t>(i), is_core ? kNoise : parent[i], find);
-  rep[g.idx[i]] = r == kNoise ? kNoise : g.idx[r];
-}
-
-// first[r]: the smallest original index of the points whose representative
-// is r.  Of a warp's points with one representative only the first can be
-// first, and a point whose predecessor has the same representative is not
-// (without this a large cluster's atomics on one address queued up: ~0.1
-// ms at 1M points on an H200, ~0.2 ms of a 10M sweep value on blobs, whose
-// few clusters fill each warp); reading before the atomic skips most of the
-// others (threads run roughly in index order).
-__global__ void first_point_kernel(const uint32_t* __restrict__ rep, uint32_t n,
-                                   uint32_t* first) {
-  const uint64_t p = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (n == 0) return;
-  const bool in = p < n;  // whole warps reach __match_any_sync
-  const uint32_t r = in ? rep[p] : kNoise;
-  const unsigned peers = __match_any_sync(0xffffffffu, r);
-  if (!in || r == kNoise || (threadIdx.x & 31) != static_cast<unsigned>(__ffs(peers) - 1)) return;
-  if (p > 0 && rep[p - 1] == r) return;
-  const uint32_t i = static_cast<uint32_t>(p);
-  if (i < static_cast<const volatile uint32_t*>(first)[r]) atomicMin(first + r, i);
-}
-
-// 1 for the first point of its cluster.
-struct IsFirst {
-  const uint32_t* rep;
-  const uint32_t* first;
-  __host__ __device__ uint32_t operator()(uint64_t p) const {
-    uint32_t r = rep[p];
-    return r != kNoise && first[r] == p ? 1u : 0u;
+                             const uint32_t* __restrict__ parent, uint32_t* __restrict__ rep,
+                             RootsSink sink) {
+  const uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const bool in = i < g.n;  // whole warps reach the sink
+  uint32_t r = kNoise;
+  if (in) {
+    auto find = [parent](uint32_t x) { return uf_root(parent, x); };
+    // A border point's parent[] holds its claimer (kNone == kNoise: none).
+    const bool is_core = core[i] != 0;
+    r = representative(is_core, static_cast<uint32_t>(i), is_core ? kNoise : parent[i], find);
   }
-};
+  if (rep != nullptr) {
+    if (in) rep[g.idx[i]] = r == kNoise ? kNoise : g.idx[r];
+    return;
+  }
+  sink.put(in, static_cast<uint32_t>(i), r, in ? g.idx[i] : 0);
+}
 
-__global__ void rank_kernel(uint32_t* __restrict__ rep, uint32_t n,
-                            const uint32_t* __restrict__ first, const uint32_t* __restrict__ rank) {
-  uint64_t p = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (p >= n) return;
-  uint32_t r = rep[p];
-  if (r != kNoise) rep[p] = rank[first[r]];
+// flag[first[r]] = 1 for each root r.
+__global__ void flag_firsts_kernel(const uint32_t* __restrict__ root,
+                                   const uint32_t* __restrict__ first, uint32_t n,
+                                   uint32_t* __restrict__ flag) {
+  const uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n && root[i] == i) flag[first[i]] = 1;
+}
+
+__global__ void rank_out_kernel(const uint32_t* __restrict__ root,
+                                const uint32_t* __restrict__ first,
+                                const uint32_t* __restrict__ rank,
+                                const uint32_t* __restrict__ idx, uint32_t n,
+                                uint32_t* __restrict__ out) {
+  const uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const uint32_t r = root[i];
+  out[idx[i]] = r == kNoise ? kNoise : rank[first[r]];
 }
 
 }  // namespace
@@ -179,31 +163,57 @@ void assign_borders(RunContext& ctx, const GridView& g, const uint8_t* core,
   }
 }
 
-void final_reps(RunContext& ctx, const GridView& g, const uint8_t* core, const uint32_t* parent,
-                uint32_t* rep_out) {
-  final_kernel<<<grid_for(g.n), kBlock, 0, ctx.stream()>>>(g, core, parent, rep_out);
+void final_labels(RunContext& ctx, const GridView& g, const uint8_t* core, const uint32_t* parent,
+                  uint32_t* out, bool reps_only) {
+  if (reps_only) {
+    final_kernel<<<grid_for(g.n), kBlock, 0, ctx.stream()>>>(g, core, parent, out, RootsSink{});
+    GD_CHECK_LAUNCH("final_kernel");
+    trace_point(ctx.stream(), "final reps");
+    return;
+  }
+  RootsScratch roots(ctx, g.n);
+  final_kernel<<<grid_for(g.n), kBlock, 0, ctx.stream()>>>(g, core, parent, nullptr,
+                                                           roots.sink());
   GD_CHECK_LAUNCH("final_kernel");
+  trace_point(ctx.stream(), "final roots");
+  rank_roots(ctx, g.n, g.idx, roots, out);
 }
 
-void rank_reps(RunContext& ctx, uint32_t n, uint32_t* rep) {
+RootsScratch::RootsScratch(RunContext& ctx, uint32_t n)
+    : root_(ctx.alloc<uint32_t>(n, "each point's root")),
+      first_(ctx.alloc<uint32_t>(n, "first point of each root")) {
+  CUDA_TRY(cudaMemsetAsync(first_.data(), 0xff, sizeof(uint32_t) * n, ctx.stream()));
+}
+
+namespace {
+
+// The flags, scanned in place into ranks.
+size_t rank_scan_bytes(uint32_t n) {
+  size_t bytes = 0;
+  CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, bytes, static_cast<uint32_t*>(nullptr),
+                                         static_cast<uint32_t*>(nullptr), n));
+  return std::max<size_t>(bytes, 1);
+}
+
+}  // namespace
+
+void rank_roots(RunContext& ctx, uint32_t n, const uint32_t* idx, const RootsScratch& roots,
+                uint32_t* out) {
   cudaStream_t s = ctx.stream();
-  auto first = ctx.alloc<uint32_t>(n, "first point of each cluster");
-  CUDA_TRY(cudaMemsetAsync(first.data(), 0xff, sizeof(uint32_t) * n, s));
-  first_point_kernel<<<grid_for(n), kBlock, 0, s>>>(rep, n, first.data());
-  GD_CHECK_LAUNCH("first_point_kernel");
-  trace_point(s, "rank: first points");
   auto rank = ctx.alloc<uint32_t>(n, "cluster ranks");
+  CUDA_TRY(cudaMemsetAsync(rank.data(), 0, sizeof(uint32_t) * n, s));
+  flag_firsts_kernel<<<grid_for(n), kBlock, 0, s>>>(roots.root(), roots.first(), n, rank.data());
+  GD_CHECK_LAUNCH("flag_firsts_kernel");
   {
-    using It = thrust::transform_iterator<IsFirst, thrust::counting_iterator<uint64_t>>;
-    It in(thrust::counting_iterator<uint64_t>(0), IsFirst{rep, first.data()});
-    size_t bytes = 0;
-    CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, rank.data(), n, s));
-    auto temp = ctx.alloc<uint8_t>(std::max<size_t>(bytes, 1), "cluster rank scan");
-    CUDA_TRY(cub::DeviceScan::ExclusiveSum(temp.data(), bytes, in, rank.data(), n, s));
+    size_t bytes = rank_scan_bytes(n);
+    auto temp = ctx.alloc<uint8_t>(bytes, "cluster rank scan");
+    CUDA_TRY(cub::DeviceScan::ExclusiveSum(temp.data(), bytes, rank.data(), rank.data(), n, s));
   }
-  trace_point(s, "rank: scan");
-  rank_kernel<<<grid_for(n), kBlock, 0, s>>>(rep, n, first.data(), rank.data());
-  GD_CHECK_LAUNCH("rank_kernel");
+  trace_point(s, "rank: first points, scan");
+  rank_out_kernel<<<grid_for(n), kBlock, 0, s>>>(roots.root(), roots.first(), rank.data(), idx,
+                                                 n, out);
+  GD_CHECK_LAUNCH("rank_out_kernel");
+  trace_point(s, "rank: out");
 }
 
 }  // namespace cuda

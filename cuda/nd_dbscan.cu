@@ -4,7 +4,7 @@
 //   upload -> grid (nd_cells.hpp's cells on the first three axes, sorted on
 //   the device) -> core flags with early exit -> union of core pairs
 //   (union_find.cuh) -> first claimers -> representatives and their ranks
-//   (labels.cu's rank_reps) -> download
+//   (ranks.cuh's rank_roots) -> download
 //
 // The rules are rules/dbscan_rules.hpp's over the symmetric predicate
 // within_eps_d<D> (rules/neighbour.hpp): core pairs are joined both ways, a
@@ -33,6 +33,7 @@
 #include "nd_points.hpp"
 #include "pair_search.cuh"
 #include "pipeline.cuh"
+#include "ranks.cuh"
 #include "rules/small_cells.hpp"
 #include "sweep.hpp"
 #include "trace.cuh"
@@ -969,19 +970,22 @@ __global__ void border_kernel(NdView<D> g, const uint8_t* __restrict__ core,
   parent[i] = best == kNoCore ? kNone : static_cast<uint32_t>(best & 0xffffffffu);
 }
 
-// Rule 4: rep[original index] = the original index of its set's root.
+// Rule 4: each point's root into the sink (ranks.cuh), its core flag into
+// core_out[original index] when asked.
 template <int D>
 __global__ void final_kernel(NdView<D> g, const uint8_t* __restrict__ core,
-                             const uint32_t* __restrict__ parent, uint32_t* __restrict__ rep,
+                             const uint32_t* __restrict__ parent, RootsSink sink,
                              uint8_t* __restrict__ core_out) {
-  uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= g.n) return;
-  auto find = [parent](uint32_t x) { return uf_root(parent, x); };
-  const bool is_core = core[i] != 0;
-  const uint32_t r =
-      representative(is_core, static_cast<uint32_t>(i), is_core ? kNoise : parent[i], find);
-  rep[g.idx[i]] = r == kNoise ? kNoise : g.idx[r];
-  if (core_out != nullptr) core_out[g.idx[i]] = is_core ? 1 : 0;
+  const uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const bool in = i < g.n;  // whole warps reach the sink
+  uint32_t r = kNoise;
+  if (in) {
+    auto find = [parent](uint32_t x) { return uf_root(parent, x); };
+    const bool is_core = core[i] != 0;
+    r = representative(is_core, static_cast<uint32_t>(i), is_core ? kNoise : parent[i], find);
+    if (core_out != nullptr) core_out[g.idx[i]] = is_core ? 1 : 0;
+  }
+  sink.put(in, static_cast<uint32_t>(i), r, in ? g.idx[i] : 0);
 }
 
 // The pairs of nd_neighbour_pairs found from sorted point i: the points
@@ -1213,10 +1217,13 @@ void clusters_of(RunContext& ctx, const NdView<D>& v, uint32_t nb, int64_t minpo
     });
     trace_point(s, "nd: smallest cores, borders");
   }
-  final_kernel<D><<<grid_for(n), kBlock, 0, s>>>(v, core, parent, d_rep, core_out);
-  GD_CHECK_LAUNCH("nd final_kernel");
-  trace_point(s, "nd: final reps");
-  rank_reps(ctx, n, d_rep);
+  {
+    RootsScratch roots(ctx, n);
+    final_kernel<D><<<grid_for(n), kBlock, 0, s>>>(v, core, parent, roots.sink(), core_out);
+    GD_CHECK_LAUNCH("nd final_kernel");
+    trace_point(s, "nd: final roots");
+    rank_roots(ctx, n, v.idx, roots, d_rep);
+  }
   if (!run.timed) return;
   ctx.wait();
   trace_point(s, "nd: rank reps");

@@ -42,7 +42,7 @@ device_buffer<uint32_t> cluster_on_device(RunContext& ctx, const double* dx, con
 // The stages after the core flags (core: sorted order): each cell's
 // smallest core, the union of core pairs into parent[] (g.n entries), then
 // (minpoints > 1) every border point's first claimer in its parent[] entry
-// (kNone: noise); final_reps reads the result.  trusted and step: as for
+// (kNone: noise); final_labels reads the result.  trusted and step: as for
 // union_core_pairs (null: all).
 void join_and_claim(RunContext& ctx, const GridView& g, const uint8_t* core,
                     const uint8_t* trusted, int64_t minpoints, uint32_t nb, gd_run_stats& stats,

@@ -23,7 +23,7 @@
 // trusted points of the strip that owns a (b is within k bins of a), so the
 // strips' sets together make the whole run's clusters.  Borders then take
 // their claimer's cluster, and clusters are ranked by their first point, as
-// rank_reps does on the device: the host back end's union-find
+// rank_roots does on the device: the host back end's union-find
 // (union_find.hpp), representatives (rules/dbscan_rules.hpp) and numbering
 // (rules/ids.hpp).
 //

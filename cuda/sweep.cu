@@ -5,7 +5,7 @@
 //   upload -> grid (built once, dense flags at the largest value M)
 //   -> counts: each point's neighbours, capped at M (core_flags.cu)
 //   -> per value m, largest first: core = count >= m, then the stages of one
-//      clustering (join_and_claim, final_reps, rank_reps) over the same
+//      clustering (join_and_claim, final_labels) over the same
 //      grid -> download the ranks -> emit (beside the next values' stages)
 //
 // Why each value's ids are exactly those of one clustering at m: a point
@@ -132,10 +132,7 @@ void sweep_whole(RunContext& ctx, const PointsView& pts, const gd_params& params
     step.cell_min_core = cell_min.data();
     CUDA_TRY(cudaMemsetAsync(step.claimer_used, 0, sizeof(int), ctx.stream()));
     join_and_claim(ctx, g, core.data(), nullptr, m, nb, stats, sw, parent.data(), step);
-    final_reps(ctx, g, core.data(), parent.data(), rep);
-    trace_point(ctx.stream(), "final reps");
-    rank_reps(ctx, n, rep);
-    trace_point(ctx.stream(), "rank reps");
+    final_labels(ctx, g, core.data(), parent.data(), rep);
     down.queued(k);
   };
   Stream flags;  // reads the claimer flags
