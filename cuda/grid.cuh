@@ -270,9 +270,9 @@ void assign_borders(RunContext& ctx, const GridView& g, const uint8_t* core,
                     uint32_t* parent);
 // Then out[original index] = its cluster's rank (ranks.cuh: clusters 0..k-1
 // in the order of their first point) or kNoise; reps_only (the strips):
-// its set's root's original index instead.
+// its set's root's original index instead.  pos: as for rank_roots.
 void final_labels(RunContext& ctx, const GridView& g, const uint8_t* core, const uint32_t* parent,
-                  uint32_t* out, bool reps_only = false);
+                  uint32_t* out, bool reps_only = false, const uint32_t* pos = nullptr);
 
 }  // namespace cuda
 }  // namespace gd

@@ -113,6 +113,28 @@ __global__ void flag_firsts_kernel(const uint32_t* __restrict__ root,
   if (i < n && root[i] == i) flag[first[i]] = 1;
 }
 
+// Sorted order: root[i] becomes sorted point i's rank (or kNoise).
+__global__ void rank_sorted_kernel(uint32_t* __restrict__ root, const uint32_t* __restrict__ first,
+                                   const uint32_t* __restrict__ rank, uint32_t n) {
+  const uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const uint32_t r = root[i];
+  if (r != kNoise) root[i] = rank[first[r]];
+}
+
+__global__ void gather_kernel(const uint32_t* __restrict__ by_sorted,
+                              const uint32_t* __restrict__ pos, uint32_t n,
+                              uint32_t* __restrict__ out) {
+  const uint64_t p = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (p < n) out[p] = by_sorted[pos[p]];
+}
+
+__global__ void positions_kernel(const uint32_t* __restrict__ idx, uint32_t n,
+                                 uint32_t* __restrict__ pos) {
+  const uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) pos[idx[i]] = static_cast<uint32_t>(i);
+}
+
 __global__ void rank_out_kernel(const uint32_t* __restrict__ root,
                                 const uint32_t* __restrict__ first,
                                 const uint32_t* __restrict__ rank,
@@ -164,7 +186,7 @@ void assign_borders(RunContext& ctx, const GridView& g, const uint8_t* core,
 }
 
 void final_labels(RunContext& ctx, const GridView& g, const uint8_t* core, const uint32_t* parent,
-                  uint32_t* out, bool reps_only) {
+                  uint32_t* out, bool reps_only, const uint32_t* pos) {
   if (reps_only) {
     final_kernel<<<grid_for(g.n), kBlock, 0, ctx.stream()>>>(g, core, parent, out, RootsSink{});
     GD_CHECK_LAUNCH("final_kernel");
@@ -176,7 +198,7 @@ void final_labels(RunContext& ctx, const GridView& g, const uint8_t* core, const
                                                            roots.sink());
   GD_CHECK_LAUNCH("final_kernel");
   trace_point(ctx.stream(), "final roots");
-  rank_roots(ctx, g.n, g.idx, roots, out);
+  rank_roots(ctx, g.n, g.idx, roots, out, pos);
 }
 
 RootsScratch::RootsScratch(RunContext& ctx, uint32_t n)
@@ -197,8 +219,8 @@ size_t rank_scan_bytes(uint32_t n) {
 
 }  // namespace
 
-void rank_roots(RunContext& ctx, uint32_t n, const uint32_t* idx, const RootsScratch& roots,
-                uint32_t* out) {
+void rank_roots(RunContext& ctx, uint32_t n, const uint32_t* idx, RootsScratch& roots,
+                uint32_t* out, const uint32_t* pos) {
   cudaStream_t s = ctx.stream();
   auto rank = ctx.alloc<uint32_t>(n, "cluster ranks");
   CUDA_TRY(cudaMemsetAsync(rank.data(), 0, sizeof(uint32_t) * n, s));
@@ -210,10 +232,24 @@ void rank_roots(RunContext& ctx, uint32_t n, const uint32_t* idx, const RootsScr
     CUDA_TRY(cub::DeviceScan::ExclusiveSum(temp.data(), bytes, rank.data(), rank.data(), n, s));
   }
   trace_point(s, "rank: first points, scan");
-  rank_out_kernel<<<grid_for(n), kBlock, 0, s>>>(roots.root(), roots.first(), rank.data(), idx,
-                                                 n, out);
-  GD_CHECK_LAUNCH("rank_out_kernel");
+  if (pos != nullptr) {
+    rank_sorted_kernel<<<grid_for(n), kBlock, 0, s>>>(roots.root(), roots.first(), rank.data(), n);
+    GD_CHECK_LAUNCH("rank_sorted_kernel");
+    gather_kernel<<<grid_for(n), kBlock, 0, s>>>(roots.root(), pos, n, out);
+    GD_CHECK_LAUNCH("gather_kernel");
+  } else {
+    rank_out_kernel<<<grid_for(n), kBlock, 0, s>>>(roots.root(), roots.first(), rank.data(), idx,
+                                                   n, out);
+    GD_CHECK_LAUNCH("rank_out_kernel");
+  }
   trace_point(s, "rank: out");
+}
+
+device_buffer<uint32_t> sorted_positions(RunContext& ctx, uint32_t n, const uint32_t* idx) {
+  auto pos = ctx.alloc<uint32_t>(n, "sorted position of each row");
+  positions_kernel<<<grid_for(n), kBlock, 0, ctx.stream()>>>(idx, n, pos.data());
+  GD_CHECK_LAUNCH("positions_kernel");
+  return pos;
 }
 
 }  // namespace cuda

@@ -1119,6 +1119,7 @@ struct ValueRun {
   bool step = false;
   bool timed = true;
   uint32_t* bfs_scratch = nullptr;
+  const uint32_t* pos = nullptr;  // a sweep's sorted positions (ranks.cuh's rank_roots)
 };
 
 // Rules 2 to 4 from the core flags: rep (device, n) takes the cluster
@@ -1222,7 +1223,7 @@ void clusters_of(RunContext& ctx, const NdView<D>& v, uint32_t nb, int64_t minpo
     final_kernel<D><<<grid_for(n), kBlock, 0, s>>>(v, core, parent, roots.sink(), core_out);
     GD_CHECK_LAUNCH("nd final_kernel");
     trace_point(s, "nd: final roots");
-    rank_roots(ctx, n, v.idx, roots, d_rep);
+    rank_roots(ctx, n, v.idx, roots, d_rep, run.pos);
   }
   if (!run.timed) return;
   ctx.wait();
@@ -1289,6 +1290,7 @@ void sweep_nd_on_device(RunContext& ctx, const double* coords, uint32_t n,
   device_buffer<uint8_t>& core = c.core;
   auto parent = ctx.alloc<uint32_t>(n, "union-find parents");
   auto scratch = ctx.alloc<uint32_t>(3 * static_cast<size_t>(n), "inside-cell searches");
+  const auto pos = sorted_positions(ctx, n, v.idx);  // each value's ranks read into row order
   const size_t last = levels.size();
   SweepDownloads down(ctx, n, last, transfer_plan(Options(), params), out, emit);
   for (size_t k = last; k-- > 0;) {
@@ -1299,6 +1301,7 @@ void sweep_nd_on_device(RunContext& ctx, const double* coords, uint32_t n,
     run.step = later && levels[k] > 1;
     run.timed = false;
     run.bfs_scratch = scratch.data();
+    run.pos = pos.data();
     clusters_of<D>(ctx, v, nb, levels[k], core.data(), run, parent.data(), stats, sw, rep,
                    nullptr);
     down.queued(k);

@@ -41,16 +41,23 @@ class RootsScratch {
  public:
   RootsScratch(RunContext& ctx, uint32_t n);
   RootsSink sink() { return RootsSink{root_.data(), first_.data()}; }
-  const uint32_t* root() const { return root_.data(); }
+  uint32_t* root() { return root_.data(); }
   const uint32_t* first() const { return first_.data(); }
 
  private:
   device_buffer<uint32_t> root_, first_;
 };
 
-// out[idx[i]] = the rank of sorted point i's cluster, or kNoise.
-void rank_roots(RunContext& ctx, uint32_t n, const uint32_t* idx, const RootsScratch& roots,
-                uint32_t* out);
+// out[idx[i]] = the rank of sorted point i's cluster, or kNoise.  With pos
+// (pos[idx[i]] = i, made once for the values of a sweep) the ranks are
+// written in sorted order over the roots, then each row reads its own: a
+// read at random in place of a write at random (a partial write costs the
+// memory a read and a write).
+void rank_roots(RunContext& ctx, uint32_t n, const uint32_t* idx, RootsScratch& roots,
+                uint32_t* out, const uint32_t* pos = nullptr);
+
+// pos[idx[i]] = i for the n sorted points.
+device_buffer<uint32_t> sorted_positions(RunContext& ctx, uint32_t n, const uint32_t* idx);
 
 }  // namespace cuda
 }  // namespace gd

@@ -39,6 +39,7 @@
 #include "gd_cuda.hpp"
 #include "grid.cuh"
 #include "pipeline.cuh"
+#include "ranks.cuh"
 #include "sweep.hpp"
 #include "trace.cuh"
 
@@ -111,6 +112,7 @@ void sweep_whole(RunContext& ctx, const PointsView& pts, const gd_params& params
   stats.t_core += sw.lap();
 
   auto core = ctx.alloc<uint8_t>(n, "sweep core flags");
+  const auto pos = sorted_positions(ctx, n, g.idx);  // each value's ranks read into row order
   auto parent = ctx.alloc<uint32_t>(n, "union-find parents");
   auto claimer_used = ctx.alloc<int>(last, "claimer rule flags");
   device_buffer<uint64_t> cell_min;  // each cell's smallest core, from value to value
@@ -132,7 +134,7 @@ void sweep_whole(RunContext& ctx, const PointsView& pts, const gd_params& params
     step.cell_min_core = cell_min.data();
     CUDA_TRY(cudaMemsetAsync(step.claimer_used, 0, sizeof(int), ctx.stream()));
     join_and_claim(ctx, g, core.data(), nullptr, m, nb, stats, sw, parent.data(), step);
-    final_labels(ctx, g, core.data(), parent.data(), rep);
+    final_labels(ctx, g, core.data(), parent.data(), rep, false, pos.data());
     down.queued(k);
   };
   Stream flags;  // reads the claimer flags
