@@ -91,13 +91,7 @@ __global__ void final_kernel(GridView g, const uint8_t* __restrict__ core,
                              RootsSink sink) {
   const uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const bool in = i < g.n;  // whole warps reach the sink
-  uint32_t r = kNoise;
-  if (in) {
-    auto find = [parent](uint32_t x) { return uf_root(parent, x); };
-    // A border point's parent[] holds its claimer (kNone == kNoise: none).
-    const bool is_core = core[i] != 0;
-    r = representative(is_core, static_cast<uint32_t>(i), is_core ? kNoise : parent[i], find);
-  }
+  const uint32_t r = in ? final_root(core, parent, static_cast<uint32_t>(i)) : kNoise;
   if (rep != nullptr) {
     if (in) rep[g.idx[i]] = r == kNoise ? kNoise : g.idx[r];
     return;

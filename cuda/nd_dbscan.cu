@@ -978,13 +978,8 @@ __global__ void final_kernel(NdView<D> g, const uint8_t* __restrict__ core,
                              uint8_t* __restrict__ core_out) {
   const uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const bool in = i < g.n;  // whole warps reach the sink
-  uint32_t r = kNoise;
-  if (in) {
-    auto find = [parent](uint32_t x) { return uf_root(parent, x); };
-    const bool is_core = core[i] != 0;
-    r = representative(is_core, static_cast<uint32_t>(i), is_core ? kNoise : parent[i], find);
-    if (core_out != nullptr) core_out[g.idx[i]] = is_core ? 1 : 0;
-  }
+  const uint32_t r = in ? final_root(core, parent, static_cast<uint32_t>(i)) : kNoise;
+  if (in && core_out != nullptr) core_out[g.idx[i]] = core[i] != 0 ? 1 : 0;
   sink.put(in, static_cast<uint32_t>(i), r, in ? g.idx[i] : 0);
 }
 

@@ -16,9 +16,20 @@
 
 #include "cuda_util.cuh"
 #include "rules/dbscan_rules.hpp"
+#include "union_find.cuh"
 
 namespace gd {
 namespace cuda {
+
+// Sorted point i's root once nothing writes parent[] (rule 4): its own set's
+// for a core point, its claimer's set's for a border point (whose parent[]
+// holds the claimer; kNone == kNoise: noise).
+__device__ __forceinline__ uint32_t final_root(const uint8_t* __restrict__ core,
+                                               const uint32_t* __restrict__ parent, uint32_t i) {
+  auto find = [parent](uint32_t x) { return uf_root(parent, x); };
+  const bool is_core = core[i] != 0;
+  return representative(is_core, i, is_core ? kNoise : parent[i], find);
+}
 
 struct RootsSink {
   uint32_t* root;   // root[i]: sorted point i's root (a sorted index) or kNoise
