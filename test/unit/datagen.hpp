@@ -1,9 +1,11 @@
 // datagen.hpp — seeded test inputs for the core's unit tests.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "gd_core.h"
@@ -92,5 +94,47 @@ inline void sprinkle_empty_and_null(Rows& r, int every, uint64_t seed) {
     if (r.kinds[i] != GD_ROW_POINT) r.x[i] = r.y[i] = NAN;  // must not be read
   }
 }
+
+// A known answer: `clusters` clusters of `size` points (at most 3, 0.5
+// apart: each sees the others at eps 1) on the nodes of a square grid 4
+// apart, `noise` lone points on the other nodes, the rows shuffled.  At eps
+// 1 and minpoints m <= size every cluster is one cluster numbered by its
+// first row; above, every row is noise.
+struct KnownClusters {
+  Rows rows;
+  std::vector<int32_t> clustered;  // the ids at minpoints <= size
+  int size;
+
+  KnownClusters(size_t clusters, int points_each, size_t noise, uint64_t seed)
+      : size(points_each) {
+    const size_t nodes = clusters + noise;
+    const size_t side = static_cast<size_t>(std::ceil(std::sqrt(static_cast<double>(nodes)))) + 1;
+    std::vector<std::pair<size_t, int>> order;  // (node, point of the node)
+    order.reserve(clusters * size + noise);
+    for (size_t c = 0; c < clusters; ++c)
+      for (int j = 0; j < size; ++j) order.emplace_back(c, j);
+    for (size_t k = 0; k < noise; ++k) order.emplace_back(clusters + k, 0);
+    std::mt19937_64 rng(seed);
+    std::shuffle(order.begin(), order.end(), rng);
+    rows.x.reserve(order.size());
+    rows.y.reserve(order.size());
+    rows.kinds.reserve(order.size());
+    clustered.assign(order.size(), -1);
+    std::vector<int32_t> id_of(clusters, -1);
+    int32_t next = 0;
+    for (size_t i = 0; i < order.size(); ++i) {
+      const auto [node, j] = order[i];
+      rows.add(4.0 * static_cast<double>(node % side) + (j == 1 ? 0.5 : 0.0),
+               4.0 * static_cast<double>(node / side) + (j == 2 ? 0.5 : 0.0));
+      if (node >= clusters) continue;
+      if (id_of[node] < 0) id_of[node] = next++;
+      clustered[i] = id_of[node];
+    }
+  }
+
+  std::vector<int32_t> ids_at(int64_t minpoints) const {
+    return minpoints <= size ? clustered : std::vector<int32_t>(rows.size(), -1);
+  }
+};
 
 }  // namespace gd_test

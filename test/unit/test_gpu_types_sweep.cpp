@@ -398,6 +398,37 @@ TEST(GpuSweepLarge, IdsOfEveryValueMatchOneCalls) {
   }
 }
 
+// Up to 2^24 clusters in one value, and values where every point is noise,
+// through the lanes and through a plain copy (below 1 MiB of ranks): every
+// row's id is its cluster's number by first row, known from how the rows
+// were made (no other back end's answer in between).
+TEST(GpuSweepKnown, ManyClustersGiveTheKnownIds) {
+  GD_REQUIRE_GPU();
+  struct Case {
+    size_t clusters;
+    int size;
+    size_t noise;
+    const char* what;
+  };
+  for (const Case& c : {Case{200, 3, 50, "200 clusters, plain"},
+                        Case{300, 3, 2000000, "300 clusters, lanes"},
+                        Case{70000, 3, 0, "70,000 clusters, plain"},
+                        Case{70000, 3, 1000000, "70,000 clusters, lanes"},
+                        Case{size_t{1} << 24, 2, 0, "2^24 clusters, lanes"}}) {
+    const KnownClusters k(c.clusters, c.size, c.noise, 29);
+    const std::vector<int64_t> values = c.size == 3 ? std::vector<int64_t>{2, 3, 4}
+                                                    : std::vector<int64_t>{2, 3};
+    Swept s = sweep(k.rows, 1.0, values, GD_BACKEND_GPU);
+    EXPECT_EQ(s.stats.backend, GD_BACKEND_GPU) << c.what;
+    const size_t n = k.rows.size();
+    for (size_t v = 0; v < values.size(); ++v) {
+      std::vector<int32_t> got(s.ids.begin() + v * n, s.ids.begin() + (v + 1) * n);
+      EXPECT_EQ(first_difference(got, k.ids_at(values[v])), -1)
+          << c.what << ", minpoints " << values[v];
+    }
+  }
+}
+
 #endif  // GD_HAVE_CUDA
 
 }  // namespace

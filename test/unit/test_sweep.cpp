@@ -156,6 +156,23 @@ TEST(Sweep, DenseIsNotQuadratic) {
   }
 }
 
+// Up to 70,000 clusters in one value and values where every point is noise:
+// every row's id is its cluster's number by first row, known from how the
+// rows were made (test_gpu_types_sweep.cpp runs the same on the GPU, up to
+// 2^24 clusters).
+TEST(Sweep, ManyClustersGiveTheKnownIds) {
+  for (size_t clusters : {200, 70000}) {
+    const gd_test::KnownClusters k(clusters, 3, clusters, 31);
+    const std::vector<int64_t> values{2, 3, 4};
+    const std::vector<int32_t> ids = sweep(k.rows, 1.0, values, 0);
+    const size_t n = k.rows.size();
+    for (size_t v = 0; v < values.size(); ++v) {
+      const std::vector<int32_t> got(ids.begin() + v * n, ids.begin() + (v + 1) * n);
+      EXPECT_TRUE(got == k.ids_at(values[v])) << clusters << " clusters, minpoints " << values[v];
+    }
+  }
+}
+
 TEST(Sweep, NoRowsAndNoPoints) {
   Rows none;
   EXPECT_TRUE(sweep(none, 1, {1, 2}, 0).empty());
