@@ -4,8 +4,9 @@
 // its representative; a slot holds kNoise until its cluster is first met.
 // Used by labels.cpp (rows to ids), cpu_small.cpp and cuda/strips.cu (ranks
 // that assign_ids takes as they are); the device pipeline computes the same
-// ranks in parallel (cuda/labels.cu, rank_reps: each cluster's first point
-// by an atomic minimum, then a scan), and assign_ids checks them.
+// ranks in parallel (cuda/ranks.cuh, rank_roots: each root's first row by
+// an atomic minimum, the first rows flagged, then a scan), and assign_ids
+// checks them.
 #pragma once
 
 #include <cstdint>
