@@ -22,16 +22,35 @@ void throw_cuda_error(cudaError_t err, const char* call, const char* file, int l
 static double mib(size_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0); }
 
 void MemoryBudget::acquire(size_t bytes, const char* what) {
-  if (bytes > limit_ || used_ > limit_ - bytes) {
+  if (!fits(bytes)) {
     char msg[400];
     std::snprintf(msg, sizeof msg,
                   "GPU memory budget exceeded: %s needs %.1f MiB with %.1f MiB already in use, "
                   "budget %.1f MiB (gpu_dbscan.device_memory_budget)",
-                  what, mib(bytes), mib(used_), mib(limit_));
+                  what, mib(bytes), mib(used_ + kept_), mib(limit_));
     throw Error(GD_ERR_DEVICE_NOMEM, msg);
   }
   used_ += bytes;
   if (used_ > peak_) peak_ = used_;
+}
+
+void* BlockCache::take(size_t bytes) {
+  for (size_t b = 0; b < blocks_.size(); ++b) {
+    if (blocks_[b].first != bytes) continue;
+    void* p = blocks_[b].second;
+    blocks_[b] = blocks_.back();
+    blocks_.pop_back();
+    return p;
+  }
+  return nullptr;
+}
+
+void BlockCache::release_all(cudaStream_t stream, MemoryBudget& budget) noexcept {
+  for (const auto& b : blocks_) {
+    (void)cudaFreeAsync(b.second, stream);
+    budget.drop_kept(b.first);
+  }
+  blocks_.clear();
 }
 
 Stream::Stream() { CUDA_TRY(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
@@ -88,6 +107,7 @@ RunContext::~RunContext() {
   // pool's memory back so that nothing stays held between runs (unless the
   // caller keeps it for its next run: keep_pool).
   trace_point(main_.get(), "ctx end: queued work");
+  cache_.release_all(main_.get(), budget_);
   (void)cudaStreamSynchronize(side_.get());
   if (flag_dev_ != nullptr) (void)cudaFreeAsync(flag_dev_, main_.get());
   (void)cudaStreamSynchronize(main_.get());

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "backend.hpp"
 
@@ -41,20 +42,56 @@ namespace cuda {
 
 // Device memory a run may hold: every device_buffer is charged here before it
 // is allocated, so the budget is never exceeded, and peak() says how much the
-// run needed.
+// run needed.  Blocks a BlockCache keeps (kept()) are held too, so they count
+// against the limit, but not as used: an allocation that finds no room lets
+// them go first (device_buffer).
 class MemoryBudget {
  public:
   explicit MemoryBudget(size_t limit) : limit_(limit) {}
   void acquire(size_t bytes, const char* what);
   void release(size_t bytes) { used_ -= bytes; }
+  bool fits(size_t bytes) const { return bytes <= limit_ && used_ + kept_ <= limit_ - bytes; }
+  void keep(size_t bytes) {  // a buffer's block kept by the cache
+    used_ -= bytes;
+    kept_ += bytes;
+  }
+  void reuse(size_t bytes) {  // a kept block handed out again
+    kept_ -= bytes;
+    used_ += bytes;
+    if (used_ > peak_) peak_ = used_;
+  }
+  void drop_kept(size_t bytes) { kept_ -= bytes; }
   size_t limit() const { return limit_; }
   size_t used() const { return used_; }
+  size_t kept() const { return kept_; }
   size_t peak() const { return peak_; }
 
  private:
   size_t limit_;
   size_t used_ = 0;
+  size_t kept_ = 0;
   size_t peak_ = 0;
+};
+
+// Blocks of a run's buffers, kept when the buffers go for its next buffers
+// of the same size (RunContext::alloc).  A sweep allocates the same scratch
+// at every value: ~20 cudaMallocAsync and cudaFreeAsync calls a value, at
+// 1M points as long on the host as the value's kernels on the device
+// (BENCHMARKS.md, the sweeps' sixth pass).  Every block is allocated on the
+// run's main stream and the work of other streams is joined back to it
+// before a buffer goes, so the stream order that makes cudaFreeAsync safe
+// makes the reuse safe too.
+class BlockCache {
+ public:
+  // A kept block of exactly `bytes`, or null.
+  void* take(size_t bytes);
+  void keep(void* p, size_t bytes) { blocks_.push_back({bytes, p}); }
+  // Frees every kept block (stream-ordered) and takes them off the budget.
+  void release_all(cudaStream_t stream, MemoryBudget& budget) noexcept;
+  bool empty() const { return blocks_.empty(); }
+
+ private:
+  std::vector<std::pair<size_t, void*>> blocks_;
 };
 
 // A typed device allocation with its size and stream, allocated and freed in
@@ -64,20 +101,38 @@ template <class T>
 class device_buffer {
  public:
   device_buffer() = default;
-  device_buffer(size_t count, cudaStream_t stream, MemoryBudget& budget, const char* what)
+  // cache (not null): the block comes from it where it holds one of the
+  // size, and goes back to it when the buffer goes.
+  device_buffer(size_t count, cudaStream_t stream, MemoryBudget& budget, const char* what,
+                BlockCache* cache = nullptr)
       : count_(count), stream_(stream), budget_(&budget) {
     size_t bytes = count * sizeof(T);
     if (count != 0 && bytes / count != sizeof(T))
       throw Error(GD_ERR_DEVICE_NOMEM, std::string("size overflow allocating ") + what);
+    if (cache != nullptr && bytes != 0) {
+      if (void* kept = cache->take(bytes)) {
+        budget.reuse(bytes);
+        ptr_ = static_cast<T*>(kept);
+        cache_ = cache;
+        return;
+      }
+      if (!budget.fits(bytes)) cache->release_all(stream, budget);
+    }
     budget.acquire(bytes, what);
     void* p = nullptr;
     cudaError_t err = bytes ? cudaMallocAsync(&p, bytes, stream) : cudaSuccess;
+    if (err != cudaSuccess && cache != nullptr && !cache->empty()) {
+      (void)cudaGetLastError();  // the device's own memory: let the kept blocks go, once more
+      cache->release_all(stream, budget);
+      err = cudaMallocAsync(&p, bytes, stream);
+    }
     if (err != cudaSuccess) {
       budget.release(bytes);
       (void)cudaGetLastError();
       throw_cuda_error(err, what, __FILE__, __LINE__);
     }
     ptr_ = static_cast<T*>(p);
+    cache_ = cache;
   }
   device_buffer(const device_buffer&) = delete;
   device_buffer& operator=(const device_buffer&) = delete;
@@ -92,11 +147,17 @@ class device_buffer {
   ~device_buffer() { reset(); }
 
   void reset() noexcept {
-    if (ptr_ != nullptr) (void)cudaFreeAsync(ptr_, stream_);
-    if (budget_ != nullptr) budget_->release(count_ * sizeof(T));
+    if (ptr_ != nullptr && cache_ != nullptr) {
+      cache_->keep(ptr_, count_ * sizeof(T));
+      budget_->keep(count_ * sizeof(T));
+    } else {
+      if (ptr_ != nullptr) (void)cudaFreeAsync(ptr_, stream_);
+      if (budget_ != nullptr) budget_->release(count_ * sizeof(T));
+    }
     ptr_ = nullptr;
     count_ = 0;
     budget_ = nullptr;
+    cache_ = nullptr;
   }
   T* data() const { return ptr_; }
   size_t size() const { return count_; }
@@ -108,11 +169,13 @@ class device_buffer {
     std::swap(count_, o.count_);
     std::swap(stream_, o.stream_);
     std::swap(budget_, o.budget_);
+    std::swap(cache_, o.cache_);
   }
   T* ptr_ = nullptr;
   size_t count_ = 0;
   cudaStream_t stream_ = nullptr;
   MemoryBudget* budget_ = nullptr;
+  BlockCache* cache_ = nullptr;
 };
 
 class Stream {
@@ -183,15 +246,17 @@ class RunContext {
   void wait_event(cudaEvent_t e);
   void check_cancel();
 
+  // On the main stream, through the run's block cache.
   template <class T>
   device_buffer<T> alloc(size_t count, const char* what) {
-    return device_buffer<T>(count, main_.get(), budget_, what);
+    return device_buffer<T>(count, main_.get(), budget_, what, &cache_);
   }
 
  private:
   int device_;
   const CancelToken& cancel_;
   MemoryBudget budget_;
+  BlockCache cache_;  // emptied by the destructor, after every buffer of the run went
   Stream main_;
   Stream side_;
   Event done_;
