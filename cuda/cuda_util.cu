@@ -38,11 +38,20 @@ void* BlockCache::take(size_t bytes) {
   for (size_t b = 0; b < blocks_.size(); ++b) {
     if (blocks_[b].first != bytes) continue;
     void* p = blocks_[b].second;
-    blocks_[b] = blocks_.back();
-    blocks_.pop_back();
+    blocks_.erase(blocks_.begin() + static_cast<std::ptrdiff_t>(b));
     return p;
   }
   return nullptr;
+}
+
+void BlockCache::keep(void* p, size_t bytes, cudaStream_t stream, MemoryBudget& budget) noexcept {
+  budget.keep(bytes);
+  if (blocks_.size() == kMaxBlocks) {
+    (void)cudaFreeAsync(blocks_.front().second, stream);
+    budget.drop_kept(blocks_.front().first);
+    blocks_.erase(blocks_.begin());
+  }
+  blocks_.push_back({bytes, p});
 }
 
 void BlockCache::release_all(cudaStream_t stream, MemoryBudget& budget) noexcept {

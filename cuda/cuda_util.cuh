@@ -80,12 +80,16 @@ class MemoryBudget {
 // (BENCHMARKS.md, the sweeps' sixth pass).  Every block is allocated on the
 // run's main stream and the work of other streams is joined back to it
 // before a buffer goes, so the stream order that makes cudaFreeAsync safe
-// makes the reuse safe too.
+// makes the reuse safe too.  At most kMaxBlocks are kept, the oldest freed
+// first (a strip's sizes never come again).
 class BlockCache {
  public:
+  static constexpr size_t kMaxBlocks = 64;
+  BlockCache() { blocks_.reserve(kMaxBlocks); }  // keep() then never allocates
   // A kept block of exactly `bytes`, or null.
   void* take(size_t bytes);
-  void keep(void* p, size_t bytes) { blocks_.push_back({bytes, p}); }
+  // p's block kept (charged to the budget as kept).
+  void keep(void* p, size_t bytes, cudaStream_t stream, MemoryBudget& budget) noexcept;
   // Frees every kept block (stream-ordered) and takes them off the budget.
   void release_all(cudaStream_t stream, MemoryBudget& budget) noexcept;
   bool empty() const { return blocks_.empty(); }
@@ -148,8 +152,7 @@ class device_buffer {
 
   void reset() noexcept {
     if (ptr_ != nullptr && cache_ != nullptr) {
-      cache_->keep(ptr_, count_ * sizeof(T));
-      budget_->keep(count_ * sizeof(T));
+      cache_->keep(ptr_, count_ * sizeof(T), stream_, *budget_);
     } else {
       if (ptr_ != nullptr) (void)cudaFreeAsync(ptr_, stream_);
       if (budget_ != nullptr) budget_->release(count_ * sizeof(T));

@@ -1,7 +1,8 @@
 // test_gpu_block_cache.cpp — a run's freed blocks kept for its next
 // buffers of the same size (cuda_util.cuh's BlockCache): handed out again,
 // charged to the budget while kept, let go when a buffer needs their room,
-// and the budget still refuses what it cannot hold.  Skipped where no GPU
+// the oldest let go past kMaxBlocks, and the budget still refuses what it
+// cannot hold.  Skipped where no GPU
 // is usable.
 #include <gtest/gtest.h>
 
@@ -60,6 +61,15 @@ TEST(GpuBlockCache, ReusesBlocksWithinTheBudget) {
     EXPECT_EQ(e.status(), GD_ERR_DEVICE_NOMEM);
     EXPECT_NE(std::string(e.what()).find("budget"), std::string::npos) << e.what();
   }
+  EXPECT_EQ(b.used(), 0u);
+  // Sizes that never come again: at most kMaxBlocks kept, the newest.
+  const size_t many = gd::cuda::BlockCache::kMaxBlocks + 16;
+  size_t newest = 0;
+  for (size_t i = 1; i <= many; ++i) {
+    auto once = ctx.alloc<uint8_t>(i * 1024, "a size once");
+    if (i > many - gd::cuda::BlockCache::kMaxBlocks) newest += i * 1024;
+  }
+  EXPECT_EQ(b.kept(), newest);
   EXPECT_EQ(b.used(), 0u);
   ctx.wait();
 }
