@@ -2,8 +2,7 @@
 // buffers of the same size (cuda_util.cuh's BlockCache): handed out again,
 // charged to the budget while kept, let go when a buffer needs their room,
 // the oldest let go past kMaxBlocks, and the budget still refuses what it
-// cannot hold.  Skipped where no GPU
-// is usable.
+// cannot hold.  Skipped where no GPU is usable.
 #include <gtest/gtest.h>
 
 #include <cstdint>
