@@ -98,36 +98,34 @@ class BlockCache {
   std::vector<std::pair<size_t, void*>> blocks_;
 };
 
-// A typed device allocation with its size and stream, allocated and freed in
-// stream order (cudaMallocAsync / cudaFreeAsync), so a buffer can be dropped
-// while kernels that use it are still queued.
+// A typed device allocation with its size and stream, allocated in stream
+// order (cudaMallocAsync) or handed out by the run's BlockCache, and given
+// back to that cache when the buffer goes (the cache frees in stream order),
+// so a buffer can be dropped while kernels that use it are still queued.
+// Made by RunContext::alloc only.
 template <class T>
 class device_buffer {
  public:
   device_buffer() = default;
-  // cache (not null): the block comes from it where it holds one of the
-  // size, and goes back to it when the buffer goes.
   device_buffer(size_t count, cudaStream_t stream, MemoryBudget& budget, const char* what,
-                BlockCache* cache = nullptr)
-      : count_(count), stream_(stream), budget_(&budget) {
+                BlockCache& cache)
+      : count_(count), stream_(stream), budget_(&budget), cache_(&cache) {
     size_t bytes = count * sizeof(T);
     if (count != 0 && bytes / count != sizeof(T))
       throw Error(GD_ERR_DEVICE_NOMEM, std::string("size overflow allocating ") + what);
-    if (cache != nullptr && bytes != 0) {
-      if (void* kept = cache->take(bytes)) {
-        budget.reuse(bytes);
-        ptr_ = static_cast<T*>(kept);
-        cache_ = cache;
-        return;
-      }
-      if (!budget.fits(bytes)) cache->release_all(stream, budget);
+    if (bytes == 0) return;
+    if (void* kept = cache.take(bytes)) {
+      budget.reuse(bytes);
+      ptr_ = static_cast<T*>(kept);
+      return;
     }
+    if (!budget.fits(bytes)) cache.release_all(stream, budget);
     budget.acquire(bytes, what);
     void* p = nullptr;
-    cudaError_t err = bytes ? cudaMallocAsync(&p, bytes, stream) : cudaSuccess;
-    if (err != cudaSuccess && cache != nullptr && !cache->empty()) {
+    cudaError_t err = cudaMallocAsync(&p, bytes, stream);
+    if (err != cudaSuccess && !cache.empty()) {
       (void)cudaGetLastError();  // the device's own memory: let the kept blocks go, once more
-      cache->release_all(stream, budget);
+      cache.release_all(stream, budget);
       err = cudaMallocAsync(&p, bytes, stream);
     }
     if (err != cudaSuccess) {
@@ -136,7 +134,6 @@ class device_buffer {
       throw_cuda_error(err, what, __FILE__, __LINE__);
     }
     ptr_ = static_cast<T*>(p);
-    cache_ = cache;
   }
   device_buffer(const device_buffer&) = delete;
   device_buffer& operator=(const device_buffer&) = delete;
@@ -151,12 +148,7 @@ class device_buffer {
   ~device_buffer() { reset(); }
 
   void reset() noexcept {
-    if (ptr_ != nullptr && cache_ != nullptr) {
-      cache_->keep(ptr_, count_ * sizeof(T), stream_, *budget_);
-    } else {
-      if (ptr_ != nullptr) (void)cudaFreeAsync(ptr_, stream_);
-      if (budget_ != nullptr) budget_->release(count_ * sizeof(T));
-    }
+    if (ptr_ != nullptr) cache_->keep(ptr_, count_ * sizeof(T), stream_, *budget_);
     ptr_ = nullptr;
     count_ = 0;
     budget_ = nullptr;
@@ -252,7 +244,7 @@ class RunContext {
   // On the main stream, through the run's block cache.
   template <class T>
   device_buffer<T> alloc(size_t count, const char* what) {
-    return device_buffer<T>(count, main_.get(), budget_, what, &cache_);
+    return device_buffer<T>(count, main_.get(), budget_, what, cache_);
   }
 
  private:

@@ -1222,7 +1222,7 @@ void clusters_of(RunContext& ctx, const NdView<D>& v, uint32_t nb, int64_t minpo
   }
   if (!run.timed) return;
   ctx.wait();
-  trace_point(s, "nd: rank reps");
+  trace_point(s, "nd: ranks");
   stats.t_label += sw.lap();
 }
 
