@@ -752,7 +752,8 @@ run_agg_scan(ScanNode *node)
 		if (n > 0)
 			params_read_values(a->eps->constvalue, a->eps->constisnull,
 							   a->minpoints->constvalue, a->minpoints->constisnull,
-							   a->kind == AGG_PARAMS, a->fn, &a->params, st->scan.cxt);
+							   a->kind == AGG_PARAMS, a->kind == AGG_PARAMS, a->fn, &a->params,
+							   st->scan.cxt);
 	}
 
 	rows_fns_init(&st->fns, st->geom_type, st->scan.cxt);

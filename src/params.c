@@ -84,17 +84,18 @@ params_read_args(FunctionCallInfo fcinfo, bool arrays, const char *fn, Params *p
 				 MemoryContext cxt)
 {
 	params_read_values(PG_GETARG_DATUM(2), PG_ARGISNULL(2), PG_GETARG_DATUM(3), PG_ARGISNULL(3),
-					   arrays, fn, params, cxt);
+					   arrays, arrays, fn, params, cxt);
 }
 
 /* eps and minpoints from their values (see params.h). */
 void
-params_read_values(Datum eps, bool eps_null, Datum minpoints, bool minpoints_null, bool arrays,
-				   const char *fn, Params *params, MemoryContext cxt)
+params_read_values(Datum eps, bool eps_null, Datum minpoints, bool minpoints_null,
+				   bool eps_array, bool minpoints_array, const char *fn, Params *params,
+				   MemoryContext cxt)
 {
-	params->neps = read_param(eps, eps_null, arrays, FLOAT8OID, fn, "eps",
+	params->neps = read_param(eps, eps_null, eps_array, FLOAT8OID, fn, "eps",
 							  (void **) &params->eps, &params->eps_null, cxt);
-	params->nminpoints = read_param(minpoints, minpoints_null, arrays, INT4OID, fn,
+	params->nminpoints = read_param(minpoints, minpoints_null, minpoints_array, INT4OID, fn,
 									"minpoints", (void **) &params->minpoints,
 									&params->minpoints_null, cxt);
 }

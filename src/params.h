@@ -40,11 +40,13 @@ extern void params_read_args(FunctionCallInfo fcinfo, bool arrays, const char *f
 							 Params *params, MemoryContext cxt);
 
 /*
- * eps (float8) and minpoints (int) from their values, float8[] and int[]
- * when arrays (the aggregates' fast path, agg_scan.c, from its constants).
+ * eps (float8, float8[] when eps_array) and minpoints (int, int[] when
+ * minpoints_array) from their values: the fast paths' constants
+ * (agg_scan.c, window_scan.c).
  */
 extern void params_read_values(Datum eps, bool eps_null, Datum minpoints, bool minpoints_null,
-							   bool arrays, const char *fn, Params *params, MemoryContext cxt);
+							   bool eps_array, bool minpoints_array, const char *fn,
+							   Params *params, MemoryContext cxt);
 
 /* A copy of src in cxt. */
 extern void params_copy(Params *dst, const Params *src, MemoryContext cxt);

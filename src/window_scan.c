@@ -8,13 +8,14 @@
  *
  * It is offered only when it gives the window function's answers: one base
  * table (no join, inheritance or sample), no aggregate, grouping or
- * set-returning function, every window function gpu_dbscan(geometry, ...) of
- * one window, with the geometry a plain column and eps and minpoints
- * constants, PARTITION BY / ORDER BY on plain columns of the types sort_keys.c
- * orders, every other column the query needs of a by-value type, and quals
- * without parameters, sub-plans or row security.  Anything else plans as
- * before.  gpu_dbscan.fast_path turns it off.  Beside it, the same node as
- * a partial path for an outer query level (window_partial.c).
+ * set-returning function, every window function gpu_dbscan(geometry, ...) or
+ * gpu_dbscan_sweep(geometry, ...) of one window, with the geometry a plain
+ * column or an expression over the table and eps and minpoints constants,
+ * PARTITION BY / ORDER BY on plain columns of the types sort_keys.c orders,
+ * every other column the query needs of a by-value type, and quals without
+ * parameters, sub-plans or row security.  Anything else plans as before.
+ * gpu_dbscan.fast_path turns it off.  Beside it, the same node as a partial
+ * path for an outer query level (window_partial.c), without sweeps.
  *
  * What the ids depend on where the window gives no order (no ORDER BY, or
  * ties in it): the fast path takes the rows in heap order (block, line
@@ -53,6 +54,7 @@
 #include "optimizer/paths.h"
 #include "optimizer/planner.h"
 #include "optimizer/tlist.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -63,6 +65,7 @@
 #include "cluster.h"
 #include "core_call.h"
 #include "guc.h"
+#include "memory_budget.h"
 #include "parallel_read.h"
 #include "params.h"
 #include "prefault.h"
@@ -92,18 +95,39 @@ typedef enum PlanField
 
 /* ---- recognising the query ------------------------------------------------ */
 
-/* Whether fnoid is gpu_dbscan(geometry, float8, int): C, this module, gpu_dbscan_window. */
-static bool
-is_our_window_function(Oid fnoid)
+/* The window functions the node serves. */
+typedef enum WindowKind
 {
-	static Oid	cached_yes = InvalidOid;
+	WK_NONE = 0,
+	WK_IDS,						/* gpu_dbscan(geometry, float8, int): gpu_dbscan_window */
+	WK_SWEEP					/* gpu_dbscan_sweep(geometry, float8, int[]): gpu_dbscan_sweep */
+} WindowKind;
 
-	if (fnoid == cached_yes)
-		return true;
-	if (!is_module_function(fnoid, "gpu_dbscan_window"))
-		return false;
-	cached_yes = fnoid;
-	return true;
+/*
+ * Which of them fnoid is (C, this module); the sweep's symbol serves
+ * float8[] and geography too, which the caller tells apart by the type.
+ */
+static WindowKind
+window_kind(Oid fnoid)
+{
+	static Oid	cached_ids = InvalidOid;
+	static Oid	cached_sweep = InvalidOid;
+
+	if (fnoid == cached_ids)
+		return WK_IDS;
+	if (fnoid == cached_sweep)
+		return WK_SWEEP;
+	if (is_module_function(fnoid, "gpu_dbscan_window"))
+	{
+		cached_ids = fnoid;
+		return WK_IDS;
+	}
+	if (is_module_function(fnoid, "gpu_dbscan_sweep"))
+	{
+		cached_sweep = fnoid;
+		return WK_SWEEP;
+	}
+	return WK_NONE;
 }
 
 /* What the walk over the window's target collects. */
@@ -117,6 +141,7 @@ typedef struct TargetScan
 	Expr	   *geom_expr;		/* a geometry expression over the relation */
 	Oid			geom_type;
 	List	   *columns;		/* attnos of the Vars outside window functions */
+	bool		has_sweep;
 } TargetScan;
 
 /*
@@ -143,12 +168,12 @@ scan_target_walker(Node *node, TargetScan *ts)
 	if (IsA(node, WindowFunc))
 	{
 		WindowFunc *wf = (WindowFunc *) node;
+		WindowKind	kind = window_kind(wf->winfnoid);
 		Node	   *geom;
 		Node	   *eps;
 		Node	   *minpoints;
 
-		if (!is_our_window_function(wf->winfnoid) || list_length(wf->args) != 3 ||
-			wf->aggfilter != NULL)
+		if (kind == WK_NONE || list_length(wf->args) != 3 || wf->aggfilter != NULL)
 		{
 			ts->ok = false;
 			return false;
@@ -157,6 +182,7 @@ scan_target_walker(Node *node, TargetScan *ts)
 		eps = lsecond(wf->args);
 		minpoints = lthird(wf->args);
 		if (!IsA(eps, Const) || !IsA(minpoints, Const) ||
+			(kind == WK_SWEEP && rows_input_of_type(exprType(geom), false) != ROWS_GEOMETRY) ||
 			(ts->wfuncs != NIL && wf->winref != ts->winref) ||
 			(!is_plain_column(geom, ts->relid) && !geometry_expression_ok(geom, ts->relid)))
 		{
@@ -184,6 +210,7 @@ scan_target_walker(Node *node, TargetScan *ts)
 		}
 		ts->winref = wf->winref;
 		ts->geom_type = exprType(geom);
+		ts->has_sweep |= kind == WK_SWEEP;
 		if (!list_member(ts->wfuncs, wf))
 			ts->wfuncs = lappend(ts->wfuncs, wf);
 		return false;			/* its arguments are read by the scan */
@@ -296,7 +323,9 @@ consider_window_scan(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *windo
 	cpath->custom_private = lappend(cpath->custom_private, ts.wfuncs);
 	cpath->methods = &path_methods;
 	add_path(window_rel, (Path *) cpath);
-	window_partial_path(root, input_rel, window_rel, ts.wfuncs, cpath);
+	/* the partial path's shared output holds one id a row and function */
+	if (!ts.has_sweep)
+		window_partial_path(root, input_rel, window_rel, ts.wfuncs, cpath);
 }
 
 /* create_upper_paths_hook: the custom path at the window stage. */
@@ -474,11 +503,26 @@ begin_window_scan(CustomScanState *node, EState *estate, int eflags)
 		WindowFunc *wf = castNode(WindowFunc, te->expr);
 		Const	   *eps = castNode(Const, lsecond(wf->args));
 		Const	   *minpoints = castNode(Const, lthird(wf->args));
+		ScanFunction *fn = &st->funcs[i];
 
-		st->funcs[i].eps_null = eps->constisnull;
-		st->funcs[i].eps = eps->constisnull ? 0 : DatumGetFloat8(eps->constvalue);
-		st->funcs[i].minpoints_null = minpoints->constisnull;
-		st->funcs[i].minpoints = minpoints->constisnull ? 0 : DatumGetInt32(minpoints->constvalue);
+		fn->eps_null = eps->constisnull;
+		fn->eps = eps->constisnull ? 0 : DatumGetFloat8(eps->constvalue);
+		fn->minpoints_null = minpoints->constisnull;
+		fn->sweep = window_kind(wf->winfnoid) == WK_SWEEP;
+		fn->nvalues = 1;
+		if (fn->sweep)
+		{
+			fn->minpoints_array = minpoints->constvalue;
+			if (!minpoints->constisnull)
+			{
+				/* every element, whatever the dimensions: the partition's read checks them */
+				ArrayType  *a = DatumGetArrayTypeP(minpoints->constvalue);
+
+				fn->nvalues = ArrayGetNItems(ARR_NDIM(a), ARR_DIMS(a));
+			}
+		}
+		else
+			fn->minpoints = minpoints->constisnull ? 0 : DatumGetInt32(minpoints->constvalue);
 	}
 	st->scan.cxt = AllocSetContextCreate(estate->es_query_cxt, "gpu_dbscan window scan",
 									ALLOCSET_DEFAULT_SIZES);
@@ -507,18 +551,31 @@ cluster_partition_range(WindowScanState *st, ScanFetch *fetch, int64 b, int64 e)
 	for (f = 0; f < st->nfuncs; f++)
 	{
 		ScanFunction *fn = &st->funcs[f];
+		const char *name = fn->sweep ? "gpu_dbscan_sweep" : "gpu_dbscan";
 		ClusterJob	job;
 		Params		params;
+		int64		nrows = e - b;
+		bool		in_place;
 
 		/* the window function's parameter checks, on the values params_read_window reads */
-		params.neps = 1;
-		params.eps = &fn->eps;
-		params.eps_null = &fn->eps_null;
-		params.nminpoints = 1;
-		params.minpoints = &fn->minpoints;
-		params.minpoints_null = &fn->minpoints_null;
+		if (fn->sweep)
+			params_read_values(Float8GetDatum(fn->eps), fn->eps_null, fn->minpoints_array,
+							   fn->minpoints_null, false, true, name, &params,
+							   CurrentMemoryContext);
+		else
+		{
+			params.neps = 1;
+			params.eps = &fn->eps;
+			params.eps_null = &fn->eps_null;
+			params.nminpoints = 1;
+			params.minpoints = &fn->minpoints;
+			params.minpoints_null = &fn->minpoints_null;
+		}
 		memset(&job, 0, sizeof(job));
-		job.minpoints = params_check(&params, "gpu_dbscan");
+		job.minpoints = params_check(&params, name);
+		if (params.nminpoints != fn->nvalues)
+			elog(ERROR, "%s: %d minpoints values, %d planned", name, params.nminpoints,
+				 fn->nvalues);
 
 		if (f == 0)
 		{
@@ -527,10 +584,21 @@ cluster_partition_range(WindowScanState *st, ScanFetch *fetch, int64 b, int64 e)
 			gd_progress_rows(e - b);	/* read in parallel before the first partition */
 		}
 
+		/*
+		 * The core writes value k's ids at k * nrows: in place when that is
+		 * the node's layout (one value, or one partition of every row).
+		 */
+		in_place = fn->nvalues == 1 || nrows == fn->ids_stride;
 		job.eps = fn->eps;
-		job.nminpoints = 1;
-		job.ids = fn->ids + b;
+		job.nminpoints = params.nminpoints;
+		job.ids = in_place ? fn->ids + b :
+			gd_alloc_charged(CurrentMemoryContext, nrows * fn->nvalues * sizeof(int32),
+							 "the sweep's ids");
 		cluster_rows(&rows, &job);
+		if (!in_place)
+			for (int k = 0; k < fn->nvalues; k++)
+				memcpy(fn->ids + k * fn->ids_stride + b, job.ids + k * nrows,
+					   nrows * sizeof(int32));
 	}
 }
 
@@ -585,11 +653,17 @@ window_order_and_cluster(WindowScanState *st, uint32 *heap, uint32 *order_room, 
 	{
 		ScanFunction *fn = &st->funcs[k];
 
+		if (ids_room && fn->nvalues != 1)
+			elog(ERROR, "gpu_dbscan: a sweep in the partial path");	/* not planned */
 		if (ids_room)
 			fn->ids = ids_room + k * capacity;
-		else
+		else if (fn->nvalues == 1)
 			fn->ids = scan_ids_alloc(&st->scan, n);
-		prefault_write(fn->ids, n * sizeof(int32));
+		else
+			fn->ids = gd_alloc_charged(st->scan.cxt, Max(n, 1) * fn->nvalues * sizeof(int32),
+									   "the sweep's ids");
+		fn->ids_stride = n;
+		prefault_write(fn->ids, n * fn->nvalues * sizeof(int32));
 	}
 	st->scan.times.order_ms = seconds_since(start) * 1000;
 	INSTR_TIME_SET_CURRENT(start);
@@ -655,6 +729,48 @@ run_window_scan(ScanNode *node)
 	st->scan.done = true;
 }
 
+/*
+ * A sweep's answer at output position p: its ids as an int[] (NULL for
+ * noise), laid out here rather than through construct_md_array (a third of
+ * a 1M-row sweep's emission), in the scan tuple's memory, which ExecScan
+ * resets for every row.
+ */
+static Datum
+sweep_row(ScanState *ss, const ScanFunction *fn, int64 p)
+{
+	int			nv = fn->nvalues;
+	int			nnull = 0;
+	Size		overhead;
+	ArrayType  *a;
+	bits8	   *bitmap;
+	int32	   *data;
+
+	for (int k = 0; k < nv; k++)
+		nnull += fn->ids[k * fn->ids_stride + p] < 0;
+	overhead = nnull ? ARR_OVERHEAD_WITHNULLS(1, nv) : ARR_OVERHEAD_NONULLS(1);
+	a = MemoryContextAllocZero(ss->ps.ps_ExprContext->ecxt_per_tuple_memory,
+							   overhead + (nv - nnull) * sizeof(int32));
+	SET_VARSIZE(a, overhead + (nv - nnull) * sizeof(int32));
+	a->ndim = 1;
+	a->dataoffset = nnull ? (int32) overhead : 0;
+	a->elemtype = INT4OID;
+	ARR_DIMS(a)[0] = nv;
+	ARR_LBOUND(a)[0] = 1;
+	bitmap = ARR_NULLBITMAP(a);
+	data = (int32 *) ARR_DATA_PTR(a);
+	for (int k = 0; k < nv; k++)
+	{
+		int32		id = fn->ids[k * fn->ids_stride + p];
+
+		if (id < 0)
+			continue;
+		*data++ = id;
+		if (bitmap)
+			bitmap[k / 8] |= 1 << (k % 8);
+	}
+	return PointerGetDatum(a);
+}
+
 /* The next row in the window's order, in the scan tuple. */
 static TupleTableSlot *
 next_window_row(ScanState *ss)
@@ -675,7 +791,12 @@ next_window_row(ScanState *ss)
 	{
 		int			c = st->slot_src[k];
 
-		if (c >= ncol)
+		if (c >= ncol && st->funcs[c - ncol].sweep)
+		{
+			slot->tts_values[k] = sweep_row(ss, &st->funcs[c - ncol], p);
+			slot->tts_isnull[k] = false;
+		}
+		else if (c >= ncol)
 		{
 			int32		id = st->funcs[c - ncol].ids[p];
 

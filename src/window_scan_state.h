@@ -16,14 +16,23 @@
 #include "scan_plan.h"
 #include "sort_keys.h"
 
-/* One window function of the node: its parameters and the ids in output order. */
+/*
+ * One window function of the node: its parameters and the ids in output
+ * order.  gpu_dbscan_sweep keeps its minpoints array as the plan's constant
+ * (read and checked by each partition, as the window function reads it)
+ * and nvalues ids a row: value k's at ids[k * ids_stride + p].
+ */
 typedef struct ScanFunction
 {
 	double		eps;
 	bool		eps_null;
 	int32		minpoints;
 	bool		minpoints_null;
+	bool		sweep;
+	Datum		minpoints_array;	/* a sweep's (minpoints_null: NULL) */
+	int			nvalues;		/* 1, or the sweep's array's elements */
 	int32	   *ids;
+	int64		ids_stride;
 } ScanFunction;
 
 typedef struct WindowScanState
