@@ -135,13 +135,14 @@ read_space(WindowShared *ws)
 }
 
 /*
- * The out segment: the output order (capacity entries), then each
- * function's ids (capacity each); out_ids gives the first function's.
+ * The out segment: the output order (capacity entries), then the
+ * functions' ids (capacity each, nids blocks: a sweep has one a value);
+ * out_ids gives the first.
  */
 static inline Size
-out_bytes(uint64 capacity, int nfuncs)
+out_bytes(uint64 capacity, int nids)
 {
-	return capacity * sizeof(int32) * (1 + nfuncs);
+	return capacity * sizeof(int32) * (1 + nids);
 }
 
 static inline int32 *
@@ -252,7 +253,10 @@ window_partial_run(WindowScanState *st)
 		st->res_shared = true;
 		st->order = ws->ordered ? out : NULL;
 		for (int k = 0; k < st->nfuncs; k++)
-			st->funcs[k].ids = out_ids(out, capacity) + k * capacity;
+		{
+			st->funcs[k].ids = out_ids(out, capacity) + st->funcs[k].ids_first * capacity;
+			st->funcs[k].ids_stride = capacity;
+		}
 	}
 }
 
@@ -304,8 +308,9 @@ reset_shared(WindowShared *ws)
 }
 
 /*
- * The leader: the shared state, the read's arrays and the output (order and
- * ids, 4 bytes a row each); no arrays where the output finds no room (the
+ * The leader: the shared state, the read's arrays and the output (the order
+ * and the ids, 4 bytes a row each: an id a row for each function, for each
+ * value of a sweep); no arrays where the output finds no room (the
  * clusterer then reads alone).
  */
 static void
@@ -323,7 +328,7 @@ initialize_window_scan(CustomScanState *node, ParallelContext *pcxt, void *coord
 										 ALLOCSET_DEFAULT_SIZES);
 	st->shared = ws;
 	st->data_seg = parallel_read_shared_init(&st->scan.req, read_space(ws));
-	bytes = out_bytes(parallel_read_shared_capacity(read_space(ws)), st->nfuncs);
+	bytes = out_bytes(parallel_read_shared_capacity(read_space(ws)), st->nids);
 	ws->out_handle = DSM_HANDLE_INVALID;
 	if (st->data_seg && shm_has_room(bytes))
 		st->out_seg = dsm_create(bytes, DSM_CREATE_NULL_IF_MAXSEGMENTS);

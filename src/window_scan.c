@@ -15,7 +15,7 @@
  * every other column the query needs of a by-value type, and quals without
  * parameters, sub-plans or row security.  Anything else plans as before.
  * gpu_dbscan.fast_path turns it off.  Beside it, the same node as a partial
- * path for an outer query level (window_partial.c), without sweeps.
+ * path for an outer query level (window_partial.c).
  *
  * What the ids depend on where the window gives no order (no ORDER BY, or
  * ties in it): the fast path takes the rows in heap order (block, line
@@ -141,7 +141,6 @@ typedef struct TargetScan
 	Expr	   *geom_expr;		/* a geometry expression over the relation */
 	Oid			geom_type;
 	List	   *columns;		/* attnos of the Vars outside window functions */
-	bool		has_sweep;
 } TargetScan;
 
 /*
@@ -210,7 +209,6 @@ scan_target_walker(Node *node, TargetScan *ts)
 		}
 		ts->winref = wf->winref;
 		ts->geom_type = exprType(geom);
-		ts->has_sweep |= kind == WK_SWEEP;
 		if (!list_member(ts->wfuncs, wf))
 			ts->wfuncs = lappend(ts->wfuncs, wf);
 		return false;			/* its arguments are read by the scan */
@@ -323,9 +321,7 @@ consider_window_scan(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *windo
 	cpath->custom_private = lappend(cpath->custom_private, ts.wfuncs);
 	cpath->methods = &path_methods;
 	add_path(window_rel, (Path *) cpath);
-	/* the partial path's shared output holds one id a row and function */
-	if (!ts.has_sweep)
-		window_partial_path(root, input_rel, window_rel, ts.wfuncs, cpath);
+	window_partial_path(root, input_rel, window_rel, ts.wfuncs, cpath);
 }
 
 /* create_upper_paths_hook: the custom path at the window stage. */
@@ -496,6 +492,7 @@ begin_window_scan(CustomScanState *node, EState *estate, int eflags)
 	}
 	st->nfuncs = st->natts - st->ntlcolumns;
 	st->funcs = palloc0(Max(st->nfuncs, 1) * sizeof(ScanFunction));
+	st->nids = 0;
 	for (i = 0; i < st->nfuncs; i++)
 	{
 		TargetEntry *te = list_nth_node(TargetEntry, cscan->custom_scan_tlist,
@@ -523,6 +520,8 @@ begin_window_scan(CustomScanState *node, EState *estate, int eflags)
 		}
 		else
 			fn->minpoints = minpoints->constisnull ? 0 : DatumGetInt32(minpoints->constvalue);
+		fn->ids_first = st->nids;
+		st->nids += fn->nvalues;
 	}
 	st->scan.cxt = AllocSetContextCreate(estate->es_query_cxt, "gpu_dbscan window scan",
 									ALLOCSET_DEFAULT_SIZES);
@@ -653,17 +652,16 @@ window_order_and_cluster(WindowScanState *st, uint32 *heap, uint32 *order_room, 
 	{
 		ScanFunction *fn = &st->funcs[k];
 
-		if (ids_room && fn->nvalues != 1)
-			elog(ERROR, "gpu_dbscan: a sweep in the partial path");	/* not planned */
 		if (ids_room)
-			fn->ids = ids_room + k * capacity;
+			fn->ids = ids_room + fn->ids_first * capacity;
 		else if (fn->nvalues == 1)
 			fn->ids = scan_ids_alloc(&st->scan, n);
 		else
 			fn->ids = gd_alloc_charged(st->scan.cxt, Max(n, 1) * fn->nvalues * sizeof(int32),
 									   "the sweep's ids");
-		fn->ids_stride = n;
-		prefault_write(fn->ids, n * fn->nvalues * sizeof(int32));
+		fn->ids_stride = ids_room ? capacity : n;
+		for (int v = 0; v < fn->nvalues; v++)
+			prefault_write(fn->ids + v * fn->ids_stride, n * sizeof(int32));
 	}
 	st->scan.times.order_ms = seconds_since(start) * 1000;
 	INSTR_TIME_SET_CURRENT(start);

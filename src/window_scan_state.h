@@ -20,7 +20,9 @@
  * One window function of the node: its parameters and the ids in output
  * order.  gpu_dbscan_sweep keeps its minpoints array as the plan's constant
  * (read and checked by each partition, as the window function reads it)
- * and nvalues ids a row: value k's at ids[k * ids_stride + p].
+ * and nvalues ids a row: value k's at ids[k * ids_stride + p].  In a block
+ * of ids for every function (the partial path's output), its values' come
+ * after ids_first others.
  */
 typedef struct ScanFunction
 {
@@ -31,6 +33,7 @@ typedef struct ScanFunction
 	bool		sweep;
 	Datum		minpoints_array;	/* a sweep's (minpoints_null: NULL) */
 	int			nvalues;		/* 1, or the sweep's array's elements */
+	int			ids_first;
 	int32	   *ids;
 	int64		ids_stride;
 } ScanFunction;
@@ -52,6 +55,7 @@ typedef struct WindowScanState
 	SortKeyColumn keys[SCAN_MAX_COLUMNS];
 	int			nfuncs;
 	ScanFunction *funcs;
+	int			nids;			/* ids a row, every function's values */
 	uint32	   *order;			/* output position -> slot; NULL: the identity */
 	int64		pos;			/* the next output position to emit */
 	int64		end;			/* the end of the positions this process emits now */
@@ -69,8 +73,9 @@ typedef struct WindowScanState
  * Puts the read's rows in the window's order and clusters each partition:
  * st->order from heap (the slots in heap order; NULL: the identity) sorted
  * stably by the keys, in order_room (NULL: new memory) when not heap itself;
- * each function's ids in ids_room (one block of capacity entries each; NULL:
- * new memory).  Sets pos and end to every output position.
+ * the functions' ids in ids_room (st->nids blocks of capacity entries, each
+ * function's from its ids_first; NULL: new memory).  Sets pos and end to
+ * every output position.
  */
 extern void window_order_and_cluster(WindowScanState *st, uint32 *heap, uint32 *order_room,
 									 int32 *ids_room, int64 capacity);

@@ -11,13 +11,13 @@
 --   every parameter error, a row's error, a query over no rows;
 --   the query limit on the sweep's ids;
 --   sweeps it does not serve (geography, float8[], POINT Z, a sub-query's
---   array, another window function) plan as before; an outer aggregate
---   takes the node itself, not the partial path.
+--   array, another window function) plan as before; the partial path under
+--   an outer query, with and without the leader.
 \ir lib/prelude.sql
 \ir lib/fast_path.sql
 \ir lib/equivalence_sets.sql
 
-SELECT plan(27 + 2 * (SELECT count(DISTINCT ds)::int FROM gd_test.cases));
+SELECT plan(28 + 2 * (SELECT count(DISTINCT ds)::int FROM gd_test.cases));
 
 -- A sweep over set ds: minpoints and values around it, the set's partitions,
 -- ORDER BY id, id DESC or none (by ds), columns id and c.
@@ -110,30 +110,22 @@ SELECT is(gd_test.fallback_diff($$SELECT id, gpu_dbscan_sweep(geom, 1, ARRAY(SEL
 SELECT is(gd_test.fallback_diff($$SELECT id, gpu_dbscan_sweep(geom, 1, '{2,3}') OVER w || row_number() OVER w::int AS c FROM gd_test.pts WHERE ds = 3 WINDOW w AS (ORDER BY id)$$),
 		  NULL, 'another window function in the window: today''s path');
 
--- 7. under an outer aggregate: the node itself (the partial path's shared
--- output has one id a row), the window function's answers
-CREATE FUNCTION pg_temp.outer_diff(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-	plan	text;
-	fast	text[];
-	slow	text[];
-BEGIN
-	PERFORM gd_test.use_partial_path();
-	plan := gd_test.plan_of(gd_test.outer_query(q));
-	IF position('GpuDbscanWindow' IN plan) = 0 OR position('Parallel Custom Scan' IN plan) > 0 THEN
-		RETURN 'not planned with the node alone: ' || plan;
-	END IF;
-	fast := gd_test.outer_rows_or_error(q);
-	PERFORM gd_test.use_fast_path(false);
-	slow := gd_test.outer_rows_or_error(q);
-	PERFORM gd_test.use_fast_path(true, 0);
-	RETURN gd_test.rows_diff(fast, slow, 'node', 'window');
-END
-$$;
-SELECT is(pg_temp.outer_diff($$SELECT id, gpu_dbscan_sweep(geom, 1, '{2,3}') OVER () AS c FROM gd_test.pts WHERE ds = 10$$),
-		  NULL, 'under an outer aggregate: the node, not the partial path, and the window function''s rows');
-SELECT is(pg_temp.outer_diff($$SELECT id, gpu_dbscan_sweep(geom, 1, '{2,3}') OVER (PARTITION BY part ORDER BY id) AS c FROM gd_test.pts WHERE ds = 49$$),
-		  NULL, 'partitions under an outer aggregate: the window function''s rows');
+-- 7. the partial path under an outer query (each participant returns a
+-- share of the rows, every value of each row from the shared output), with
+-- and without the leader
+SELECT is(gd_test.partial_diff($$SELECT id, gpu_dbscan_sweep(geom, 1, '{2,3}') OVER () AS c FROM gd_test.pts WHERE ds = 10$$),
+		  NULL, 'the partial path, OVER (): the window function''s rows');
+-- more rows than a participant claims at a time (16,384), so that several emit
+CREATE TABLE gd_test.sweep_big AS
+SELECT i AS id, i % 4 AS part,
+	   ST_MakePoint((i::bigint * 7919) % 1000 / 10.0, (i::bigint * 104729) % 1009 / 10.0) AS geom
+FROM generate_series(1, 80000) i;
+SELECT is(gd_test.partial_diff($$SELECT id, format('%s/%s', gpu_dbscan_sweep(geom, 0.3, '{5,2,3}') OVER w, gpu_dbscan(geom, 0.3, 4) OVER w) AS c
+								  FROM gd_test.sweep_big WINDOW w AS (PARTITION BY part ORDER BY id)$$, false),
+		  NULL, 'the partial path without the leader, a sweep beside gpu_dbscan, partitions: the window function''s rows');
+SELECT is(gd_test.partial_diff($$SELECT id, gpu_dbscan(geom, 0.3, 2) OVER () || '/' || gpu_dbscan_sweep(geom, 0.3, '{4,3}') OVER ()::text AS c
+								  FROM gd_test.sweep_big$$),
+		  NULL, 'the partial path, gpu_dbscan beside a sweep, OVER (): the window function''s rows');
 
 -- 8. the planner support function loads the module for the sweep too
 SELECT is((SELECT prosupport::regproc::text FROM pg_proc
