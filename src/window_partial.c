@@ -136,8 +136,8 @@ read_space(WindowShared *ws)
 
 /*
  * The out segment: the output order (capacity entries), then the
- * functions' ids (capacity each, nids blocks: a sweep has one a value);
- * out_ids gives the first.
+ * functions' ids (nids blocks of the rows read, at most capacity each: a
+ * sweep has one a value); out_ids gives the first.
  */
 static inline Size
 out_bytes(uint64 capacity, int nids)
@@ -254,8 +254,8 @@ window_partial_run(WindowScanState *st)
 		st->order = ws->ordered ? out : NULL;
 		for (int k = 0; k < st->nfuncs; k++)
 		{
-			st->funcs[k].ids = out_ids(out, capacity) + st->funcs[k].ids_first * capacity;
-			st->funcs[k].ids_stride = capacity;
+			st->funcs[k].ids = out_ids(out, capacity) + st->funcs[k].ids_first * ws->nrows;
+			st->funcs[k].ids_stride = ws->nrows;
 		}
 	}
 }

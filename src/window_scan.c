@@ -648,20 +648,21 @@ window_order_and_cluster(WindowScanState *st, uint32 *heap, uint32 *order_room, 
 		sort_slots(st->order, n, st->keys, st->nkeys);
 	}
 
+	Assert(ids_room == NULL || n <= capacity);
 	for (k = 0; k < st->nfuncs; k++)
 	{
 		ScanFunction *fn = &st->funcs[k];
 
+		/* blocks of n: one partition of every row is clustered in place */
 		if (ids_room)
-			fn->ids = ids_room + fn->ids_first * capacity;
+			fn->ids = ids_room + fn->ids_first * n;
 		else if (fn->nvalues == 1)
 			fn->ids = scan_ids_alloc(&st->scan, n);
 		else
 			fn->ids = gd_alloc_charged(st->scan.cxt, Max(n, 1) * fn->nvalues * sizeof(int32),
 									   "the sweep's ids");
-		fn->ids_stride = ids_room ? capacity : n;
-		for (int v = 0; v < fn->nvalues; v++)
-			prefault_write(fn->ids + v * fn->ids_stride, n * sizeof(int32));
+		fn->ids_stride = n;
+		prefault_write(fn->ids, n * fn->nvalues * sizeof(int32));
 	}
 	st->scan.times.order_ms = seconds_since(start) * 1000;
 	INSTR_TIME_SET_CURRENT(start);

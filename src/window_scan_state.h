@@ -73,9 +73,9 @@ typedef struct WindowScanState
  * Puts the read's rows in the window's order and clusters each partition:
  * st->order from heap (the slots in heap order; NULL: the identity) sorted
  * stably by the keys, in order_room (NULL: new memory) when not heap itself;
- * the functions' ids in ids_room (st->nids blocks of capacity entries, each
- * function's from its ids_first; NULL: new memory).  Sets pos and end to
- * every output position.
+ * the functions' ids in ids_room (room for st->nids blocks of capacity
+ * entries; each function's from its ids_first block of the rows' count;
+ * NULL: new memory).  Sets pos and end to every output position.
  */
 extern void window_order_and_cluster(WindowScanState *st, uint32 *heap, uint32 *order_room,
 									 int32 *ids_room, int64 capacity);
