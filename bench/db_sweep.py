@@ -57,11 +57,13 @@ def contenders(values, backend):
     ]
 
 
-def report(rows, machine, values, out):
+def report(rows, machine, values, settings, out):
     w = out.write
     w("## db_sweep — a minpoints sweep in PostgreSQL\n\n")
     for line in machine:
         w("- %s\n" % line)
+    if settings:
+        w("- then every session: %s\n" % "; ".join(settings))
     w("- sweep over %d values: %s; one call at %d; best of the runs, each a fresh session\n\n"
       % (len(values), ",".join(str(v) for v in values), max(values)))
     w("| data set | rows | eps | backend | one call s | sweep s | **sweep / one** | sweep, WindowAgg s | "
@@ -139,8 +141,8 @@ def main(argv=None):
                     rows.append(row)
                     if args.out:
                         with open(args.out, "w") as f:
-                            report(rows, machine_lines(db, load_at_start), values, f)
-    report(rows, machine_lines(db, load_at_start), values, sys.stdout)
+                            report(rows, machine_lines(db, load_at_start), values, settings, f)
+    report(rows, machine_lines(db, load_at_start), values, settings, sys.stdout)
     log("db_sweep: %.0f s" % budget.elapsed())
 
 
