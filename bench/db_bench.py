@@ -134,6 +134,16 @@ def gpu_usable(settings):
         return False, str(e)
 
 
+def backends_of(arg, settings):
+    """The back ends --backends names, and why the GPU is left out: auto is
+    cpu, and gpu where gpu_dbscan runs with it."""
+    if arg != "auto":
+        return [b for b in arg.split(",") if b], ""
+    ok_gpu, reason = gpu_usable(settings)
+    log("GPU backend %s" % ("usable" if ok_gpu else "not usable: " + reason))
+    return (["cpu", "gpu"] if ok_gpu else ["cpu"]), reason
+
+
 def check_against_postgis(table, eps, mp, backends, settings):
     """gpu_dbscan vs ST_ClusterDBSCAN up to relabelling, for each backend; also noise fraction."""
     ref = "gd_bench_ref"
@@ -357,13 +367,7 @@ def main(argv=None):
     load_at_start = load_average()
     db = server_facts(settings)
 
-    gpu_reason = ""
-    if args.backends == "auto":
-        ok_gpu, gpu_reason = gpu_usable(settings)
-        backends = ["cpu", "gpu"] if ok_gpu else ["cpu"]
-        log("GPU backend %s" % ("usable" if ok_gpu else "not usable: " + gpu_reason))
-    else:
-        backends = [b for b in args.backends.split(",") if b]
+    backends, gpu_reason = backends_of(args.backends, settings)
 
     rows = []
     # Smaller tables first: the most wanted figures are in before a budget runs out.

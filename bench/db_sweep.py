@@ -30,7 +30,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the checkout
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from db_common import (SESSION_SETTINGS, Budget, Session, ensure_table, load_average, log,  # noqa: E402
                        machine_lines, parse_size, server_facts, set_statements, size_label)
-from db_bench import blank, fmt_s, gpu_usable, measure, ratio  # noqa: E402
+from db_bench import backends_of, blank, fmt_s, measure, ratio  # noqa: E402
 
 ONE = "SELECT max(c) FROM (SELECT gpu_dbscan(geom, {eps}, {mp}) OVER () c FROM {t}) s"
 SWEEP = "SELECT max(c[1]) FROM (SELECT gpu_dbscan_sweep(geom, {eps}, '%s') OVER () c FROM {t}) s"
@@ -112,12 +112,7 @@ def main(argv=None):
     budget = Budget(args.budget)
     load_at_start = load_average()
     db = server_facts(settings)
-    if args.backends == "auto":
-        ok_gpu, why = gpu_usable(settings)
-        backends = ["cpu", "gpu"] if ok_gpu else ["cpu"]
-        log("GPU backend %s" % ("usable" if ok_gpu else "not usable: " + why))
-    else:
-        backends = [b for b in args.backends.split(",") if b]
+    backends, _ = backends_of(args.backends, settings)
 
     rows = []
     for n in sizes:
