@@ -45,6 +45,11 @@ endif
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# PGXS tracks no header dependencies (PostgreSQL built without
+# --enable-depend): a changed header of the glue or the core's C API
+# rebuilds every object, so that no object keeps an old struct layout.
+$(OBJS): $(wildcard src/*.h) core/gd_core.h core/gd_inscy.h
+
 # The archive is brought up to date (CMake decides what to rebuild) before
 # the shared library is linked.
 $(shlib): core

@@ -8,12 +8,13 @@
  *
  * It is offered only when it gives the window function's answers: one base
  * table (no join, inheritance or sample), no aggregate, grouping or
- * set-returning function, every window function gpu_dbscan(geometry, ...) or
- * gpu_dbscan_sweep(geometry, ...) of one window, with the geometry a plain
- * column or an expression over the table and eps and minpoints constants,
- * PARTITION BY / ORDER BY on plain columns of the types sort_keys.c orders,
- * every other column the query needs of a by-value type, and quals without
- * parameters, sub-plans or row security.  Anything else plans as before.
+ * set-returning function, every window function gpu_dbscan(geometry, ...),
+ * gpu_dbscan_sweep(geometry, ...) or gpu_dbscan_point_type(geometry, ...) of
+ * one window, with the geometry a plain column or an expression over the
+ * table and eps and minpoints constants, PARTITION BY / ORDER BY on plain
+ * columns of the types sort_keys.c orders, every other column the query
+ * needs of a by-value type, and quals without parameters, sub-plans or row
+ * security.  Anything else plans as before.
  * gpu_dbscan.fast_path turns it off.  Beside it, the same node as a partial
  * path for an outer query level (window_partial.c).
  *
@@ -95,39 +96,29 @@ typedef enum PlanField
 
 /* ---- recognising the query ------------------------------------------------ */
 
-/* The window functions the node serves. */
-typedef enum WindowKind
-{
-	WK_NONE = 0,
-	WK_IDS,						/* gpu_dbscan(geometry, float8, int): gpu_dbscan_window */
-	WK_SWEEP					/* gpu_dbscan_sweep(geometry, float8, int[]): gpu_dbscan_sweep */
-} WindowKind;
-
 /*
- * Which of them fnoid is (C, this module); the sweep's symbol serves
- * float8[] and geography too, which the caller tells apart by the type.
+ * Whether fnoid is a window function the node serves (C, this module), and
+ * which: the sweep's and the point type's symbols serve float8[] and
+ * geography too, which the caller tells apart by the type.
  */
-static WindowKind
-window_kind(Oid fnoid)
+static bool
+window_form(Oid fnoid, ScanForm *form)
 {
-	static Oid	cached_ids = InvalidOid;
-	static Oid	cached_sweep = InvalidOid;
+	static const char *const symbols[] = {
+		[SCAN_IDS] = "gpu_dbscan_window",
+		[SCAN_SWEEP] = "gpu_dbscan_sweep",
+		[SCAN_POINT_TYPE] = "gpu_dbscan_point_type",
+	};
+	static Oid	cached[lengthof(symbols)];	/* the last of each seen (one overload of several) */
 
-	if (fnoid == cached_ids)
-		return WK_IDS;
-	if (fnoid == cached_sweep)
-		return WK_SWEEP;
-	if (is_module_function(fnoid, "gpu_dbscan_window"))
-	{
-		cached_ids = fnoid;
-		return WK_IDS;
-	}
-	if (is_module_function(fnoid, "gpu_dbscan_sweep"))
-	{
-		cached_sweep = fnoid;
-		return WK_SWEEP;
-	}
-	return WK_NONE;
+	for (int f = 0; f < lengthof(symbols); f++)
+		if (fnoid == cached[f] || is_module_function(fnoid, symbols[f]))
+		{
+			cached[f] = fnoid;
+			*form = (ScanForm) f;
+			return true;
+		}
+	return false;
 }
 
 /* What the walk over the window's target collects. */
@@ -167,12 +158,12 @@ scan_target_walker(Node *node, TargetScan *ts)
 	if (IsA(node, WindowFunc))
 	{
 		WindowFunc *wf = (WindowFunc *) node;
-		WindowKind	kind = window_kind(wf->winfnoid);
+		ScanForm	form;
 		Node	   *geom;
 		Node	   *eps;
 		Node	   *minpoints;
 
-		if (kind == WK_NONE || list_length(wf->args) != 3 || wf->aggfilter != NULL)
+		if (!window_form(wf->winfnoid, &form) || list_length(wf->args) != 3 || wf->aggfilter != NULL)
 		{
 			ts->ok = false;
 			return false;
@@ -181,7 +172,7 @@ scan_target_walker(Node *node, TargetScan *ts)
 		eps = lsecond(wf->args);
 		minpoints = lthird(wf->args);
 		if (!IsA(eps, Const) || !IsA(minpoints, Const) ||
-			(kind == WK_SWEEP && rows_input_of_type(exprType(geom), false) != ROWS_GEOMETRY) ||
+			(form != SCAN_IDS && rows_input_of_type(exprType(geom), false) != ROWS_GEOMETRY) ||
 			(ts->wfuncs != NIL && wf->winref != ts->winref) ||
 			(!is_plain_column(geom, ts->relid) && !geometry_expression_ok(geom, ts->relid)))
 		{
@@ -505,9 +496,10 @@ begin_window_scan(CustomScanState *node, EState *estate, int eflags)
 		fn->eps_null = eps->constisnull;
 		fn->eps = eps->constisnull ? 0 : DatumGetFloat8(eps->constvalue);
 		fn->minpoints_null = minpoints->constisnull;
-		fn->sweep = window_kind(wf->winfnoid) == WK_SWEEP;
+		if (!window_form(wf->winfnoid, &fn->form))
+			elog(ERROR, "gpu_dbscan: a window function the node does not serve");
 		fn->nvalues = 1;
-		if (fn->sweep)
+		if (fn->form == SCAN_SWEEP)
 		{
 			fn->minpoints_array = minpoints->constvalue;
 			if (!minpoints->constisnull)
@@ -523,6 +515,10 @@ begin_window_scan(CustomScanState *node, EState *estate, int eflags)
 		fn->ids_first = st->nids;
 		st->nids += fn->nvalues;
 	}
+	/* a point type's answers, the same text for every row */
+	st->type_names[GD_POINT_NOISE] = cstring_to_text("noise");
+	st->type_names[GD_POINT_BORDER] = cstring_to_text("border");
+	st->type_names[GD_POINT_CORE] = cstring_to_text("core");
 	st->scan.cxt = AllocSetContextCreate(estate->es_query_cxt, "gpu_dbscan window scan",
 									ALLOCSET_DEFAULT_SIZES);
 	st->scan.done = false;
@@ -549,15 +545,20 @@ cluster_partition_range(WindowScanState *st, ScanFetch *fetch, int64 b, int64 e)
 
 	for (f = 0; f < st->nfuncs; f++)
 	{
+		static const char *const names[] = {
+			[SCAN_IDS] = "gpu_dbscan",
+			[SCAN_SWEEP] = "gpu_dbscan_sweep",
+			[SCAN_POINT_TYPE] = "gpu_dbscan_point_type",
+		};
 		ScanFunction *fn = &st->funcs[f];
-		const char *name = fn->sweep ? "gpu_dbscan_sweep" : "gpu_dbscan";
+		const char *name = names[fn->form];
 		ClusterJob	job;
 		Params		params;
 		int64		nrows = e - b;
 		bool		in_place;
 
 		/* the window function's parameter checks, on the values params_read_window reads */
-		if (fn->sweep)
+		if (fn->form == SCAN_SWEEP)
 			params_read_values(Float8GetDatum(fn->eps), fn->eps_null, fn->minpoints_array,
 							   fn->minpoints_null, false, true, name, &params,
 							   CurrentMemoryContext);
@@ -593,11 +594,17 @@ cluster_partition_range(WindowScanState *st, ScanFetch *fetch, int64 b, int64 e)
 		job.ids = in_place ? fn->ids + b :
 			gd_alloc_charged(CurrentMemoryContext, nrows * fn->nvalues * sizeof(int32),
 							 "the sweep's ids");
+		if (fn->form == SCAN_POINT_TYPE)
+			job.types = MemoryContextAllocHuge(CurrentMemoryContext, nrows);
 		cluster_rows(&rows, &job);
 		if (!in_place)
 			for (int k = 0; k < fn->nvalues; k++)
 				memcpy(fn->ids + k * fn->ids_stride + b, job.ids + k * nrows,
 					   nrows * sizeof(int32));
+		/* a point type's row holds its type where the id was */
+		if (job.types)
+			for (int64 i = 0; i < nrows; i++)
+				fn->ids[b + i] = job.types[i];
 	}
 }
 
@@ -790,10 +797,18 @@ next_window_row(ScanState *ss)
 	{
 		int			c = st->slot_src[k];
 
-		if (c >= ncol && st->funcs[c - ncol].sweep)
+		if (c >= ncol && st->funcs[c - ncol].form == SCAN_SWEEP)
 		{
 			slot->tts_values[k] = sweep_row(ss, &st->funcs[c - ncol], p);
 			slot->tts_isnull[k] = false;
+		}
+		else if (c >= ncol && st->funcs[c - ncol].form == SCAN_POINT_TYPE)
+		{
+			int32		type = st->funcs[c - ncol].ids[p];
+
+			slot->tts_isnull[k] = type == POINT_TYPE_NULL_ROW;
+			slot->tts_values[k] = slot->tts_isnull[k] ? (Datum) 0 :
+				PointerGetDatum(st->type_names[type]);
 		}
 		else if (c >= ncol)
 		{

@@ -16,9 +16,17 @@
 #include "scan_plan.h"
 #include "sort_keys.h"
 
+/* The window functions the node serves, all over geometry. */
+typedef enum ScanForm
+{
+	SCAN_IDS = 0,				/* gpu_dbscan(geom, eps, minpoints) */
+	SCAN_SWEEP,					/* gpu_dbscan_sweep(geom, eps, minpoints[]) */
+	SCAN_POINT_TYPE				/* gpu_dbscan_point_type(geom, eps, minpoints) */
+} ScanForm;
+
 /*
  * One window function of the node: its parameters and the ids in output
- * order.  gpu_dbscan_sweep keeps its minpoints array as the plan's constant
+ * order (for a point type, its gd_point_type, or POINT_TYPE_NULL_ROW).  gpu_dbscan_sweep keeps its minpoints array as the plan's constant
  * (read and checked by each partition, as the window function reads it)
  * and nvalues ids a row: value k's at ids[k * ids_stride + p].  In a block
  * of ids for every function (the partial path's output), its values' come
@@ -30,7 +38,7 @@ typedef struct ScanFunction
 	bool		eps_null;
 	int32		minpoints;
 	bool		minpoints_null;
-	bool		sweep;
+	ScanForm	form;
 	Datum		minpoints_array;	/* a sweep's (minpoints_null: NULL) */
 	int			nvalues;		/* 1, or the sweep's array's elements */
 	int			ids_first;
@@ -56,6 +64,7 @@ typedef struct WindowScanState
 	int			nfuncs;
 	ScanFunction *funcs;
 	int			nids;			/* ids a row, every function's values */
+	text	   *type_names[3];	/* a point type's answers, by gd_point_type */
 	uint32	   *order;			/* output position -> slot; NULL: the identity */
 	int64		pos;			/* the next output position to emit */
 	int64		end;			/* the end of the positions this process emits now */
