@@ -29,4 +29,13 @@ typedef enum WindowForm
  */
 extern Datum window_function(FunctionCallInfo fcinfo, WindowForm form, bool point_z);
 
+/*
+ * What the window function and the fast path (window_scan.c) return for a
+ * row: a gd_point_type's text ('core', 'border', 'noise'; NULL for any
+ * other, a NULL row); a sweep's int[] of ids[k * stride] for its nvalues
+ * values (NULL elements for noise), in cxt.
+ */
+extern const char *window_point_type_name(uint8 type);
+extern Datum window_sweep_array(const int32 *ids, int64 stride, int nvalues, MemoryContext cxt);
+
 #endif							/* GPU_DBSCAN_WINDOW_H */

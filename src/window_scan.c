@@ -75,6 +75,7 @@
 #include "scan_plan.h"
 #include "scan_rows.h"
 #include "sort_keys.h"
+#include "window.h"
 #include "window_scan.h"
 #include "window_scan_state.h"
 
@@ -96,6 +97,17 @@ typedef enum PlanField
 
 /* ---- recognising the query ------------------------------------------------ */
 
+/* Each form's C symbol and SQL name (for its errors). */
+static const struct
+{
+	const char *symbol;
+	const char *name;
+}			forms[] = {
+	[SCAN_IDS] = {"gpu_dbscan_window", "gpu_dbscan"},
+	[SCAN_SWEEP] = {"gpu_dbscan_sweep", "gpu_dbscan_sweep"},
+	[SCAN_POINT_TYPE] = {"gpu_dbscan_point_type", "gpu_dbscan_point_type"},
+};
+
 /*
  * Whether fnoid is a window function the node serves (C, this module), and
  * which: the sweep's and the point type's symbols serve float8[] and
@@ -104,15 +116,10 @@ typedef enum PlanField
 static bool
 window_form(Oid fnoid, ScanForm *form)
 {
-	static const char *const symbols[] = {
-		[SCAN_IDS] = "gpu_dbscan_window",
-		[SCAN_SWEEP] = "gpu_dbscan_sweep",
-		[SCAN_POINT_TYPE] = "gpu_dbscan_point_type",
-	};
-	static Oid	cached[lengthof(symbols)];	/* the last of each seen (one overload of several) */
+	static Oid	cached[lengthof(forms)];	/* the last of each seen (one overload of several) */
 
-	for (int f = 0; f < lengthof(symbols); f++)
-		if (fnoid == cached[f] || is_module_function(fnoid, symbols[f]))
+	for (int f = 0; f < lengthof(forms); f++)
+		if (fnoid == cached[f] || is_module_function(fnoid, forms[f].symbol))
 		{
 			cached[f] = fnoid;
 			*form = (ScanForm) f;
@@ -516,9 +523,8 @@ begin_window_scan(CustomScanState *node, EState *estate, int eflags)
 		st->nids += fn->nvalues;
 	}
 	/* a point type's answers, the same text for every row */
-	st->type_names[GD_POINT_NOISE] = cstring_to_text("noise");
-	st->type_names[GD_POINT_BORDER] = cstring_to_text("border");
-	st->type_names[GD_POINT_CORE] = cstring_to_text("core");
+	for (i = 0; i < lengthof(st->type_names); i++)
+		st->type_names[i] = cstring_to_text(window_point_type_name((uint8) i));
 	st->scan.cxt = AllocSetContextCreate(estate->es_query_cxt, "gpu_dbscan window scan",
 									ALLOCSET_DEFAULT_SIZES);
 	st->scan.done = false;
@@ -545,13 +551,8 @@ cluster_partition_range(WindowScanState *st, ScanFetch *fetch, int64 b, int64 e)
 
 	for (f = 0; f < st->nfuncs; f++)
 	{
-		static const char *const names[] = {
-			[SCAN_IDS] = "gpu_dbscan",
-			[SCAN_SWEEP] = "gpu_dbscan_sweep",
-			[SCAN_POINT_TYPE] = "gpu_dbscan_point_type",
-		};
 		ScanFunction *fn = &st->funcs[f];
-		const char *name = names[fn->form];
+		const char *name = forms[fn->form].name;
 		ClusterJob	job;
 		Params		params;
 		int64		nrows = e - b;
@@ -735,48 +736,6 @@ run_window_scan(ScanNode *node)
 	st->scan.done = true;
 }
 
-/*
- * A sweep's answer at output position p: its ids as an int[] (NULL for
- * noise), laid out here rather than through construct_md_array (a third of
- * a 1M-row sweep's emission), in the scan tuple's memory, which ExecScan
- * resets for every row.
- */
-static Datum
-sweep_row(ScanState *ss, const ScanFunction *fn, int64 p)
-{
-	int			nv = fn->nvalues;
-	int			nnull = 0;
-	Size		overhead;
-	ArrayType  *a;
-	bits8	   *bitmap;
-	int32	   *data;
-
-	for (int k = 0; k < nv; k++)
-		nnull += fn->ids[k * fn->ids_stride + p] < 0;
-	overhead = nnull ? ARR_OVERHEAD_WITHNULLS(1, nv) : ARR_OVERHEAD_NONULLS(1);
-	a = MemoryContextAllocZero(ss->ps.ps_ExprContext->ecxt_per_tuple_memory,
-							   overhead + (nv - nnull) * sizeof(int32));
-	SET_VARSIZE(a, overhead + (nv - nnull) * sizeof(int32));
-	a->ndim = 1;
-	a->dataoffset = nnull ? (int32) overhead : 0;
-	a->elemtype = INT4OID;
-	ARR_DIMS(a)[0] = nv;
-	ARR_LBOUND(a)[0] = 1;
-	bitmap = ARR_NULLBITMAP(a);
-	data = (int32 *) ARR_DATA_PTR(a);
-	for (int k = 0; k < nv; k++)
-	{
-		int32		id = fn->ids[k * fn->ids_stride + p];
-
-		if (id < 0)
-			continue;
-		*data++ = id;
-		if (bitmap)
-			bitmap[k / 8] |= 1 << (k % 8);
-	}
-	return PointerGetDatum(a);
-}
-
 /* The next row in the window's order, in the scan tuple. */
 static TupleTableSlot *
 next_window_row(ScanState *ss)
@@ -799,7 +758,11 @@ next_window_row(ScanState *ss)
 
 		if (c >= ncol && st->funcs[c - ncol].form == SCAN_SWEEP)
 		{
-			slot->tts_values[k] = sweep_row(ss, &st->funcs[c - ncol], p);
+			ScanFunction *fn = &st->funcs[c - ncol];
+
+			/* in the scan tuple's memory, which ExecScan resets for every row */
+			slot->tts_values[k] = window_sweep_array(fn->ids + p, fn->ids_stride, fn->nvalues,
+													 ss->ps.ps_ExprContext->ecxt_per_tuple_memory);
 			slot->tts_isnull[k] = false;
 		}
 		else if (c >= ncol && st->funcs[c - ncol].form == SCAN_POINT_TYPE)
