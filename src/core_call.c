@@ -289,33 +289,7 @@ record_run(const gd_run_stats *stats, int64_t nrows, int64_t npoints, double wai
 	record_devices(&s);
 }
 
-/* One core call for 2D points on the given back end. */
-static gd_status
-call_points(const double *x, const double *y, const uint8_t *row_kind, int64_t nrows,
-			const ClusterJob *job, gd_backend backend, gd_run_stats *stats, gd_error *err)
-{
-	gd_params	params;
-
-	fill_params(&params, job->eps, job->minpoints[0], backend);
-	memset(stats, 0, sizeof(*stats));
-	memset(err, 0, sizeof(*err));
-	if (backend == GD_BACKEND_GPU && job->nminpoints == 1 && !job->types &&
-		worker_takes(params.device, err->message, sizeof(err->message)))
-	{
-		gd_status	status;
-
-		if (gd_gpu_worker_cluster(x, y, row_kind, nrows, &params, job->ids, stats, err, &status))
-			return status;
-	}
-	memset(err, 0, sizeof(*err));
-	if (job->nminpoints != 1)
-		return gd_cluster_points_sweep(x, y, row_kind, nrows, &params, job->minpoints,
-									   job->nminpoints, job->ids, stats, err);
-	return gd_cluster_points_typed(x, y, row_kind, nrows, &params, job->ids, job->types,
-								   stats, err);
-}
-
-/* One core call on the given back end (call_points, call_points_nd). */
+/* One core call on the given back end (call_points, call_pairs). */
 typedef gd_status (*CoreCall) (const void *arg, gd_backend backend, gd_run_stats *stats,
 							   gd_error *err);
 
@@ -367,37 +341,35 @@ run_core(int64_t nrows, int64_t npoints, bool may_use_gpu, CoreCall call, const 
 	record_run(&stats, nrows, npoints, waited);
 }
 
-typedef struct PointsCall
+/* See core_call.h. */
+gd_status
+core_points_run(const PointsCall *c, const gd_params *params, gd_run_stats *stats,
+				gd_error *err)
 {
-	const double *x;
-	const double *y;
-	const double *coords;		/* n-D: dims per row */
-	int			dims;
-	const uint8_t *row_kind;
-	int64_t		nrows;
-	const ClusterJob *job;
-} PointsCall;
+	const ClusterJob *job = c->job;
 
-static gd_status
-call_points_2d(const void *arg, gd_backend backend, gd_run_stats *stats, gd_error *err)
-{
-	const PointsCall *c = arg;
-
-	return call_points(c->x, c->y, c->row_kind, c->nrows, c->job, backend, stats, err);
+	if (c->coords == NULL)
+	{
+		if (job->nminpoints != 1)
+			return gd_cluster_points_sweep(c->x, c->y, c->row_kind, c->nrows, params,
+										   job->minpoints, job->nminpoints, job->ids, stats,
+										   err);
+		return gd_cluster_points_typed(c->x, c->y, c->row_kind, c->nrows, params, job->ids,
+									   job->types, stats, err);
+	}
+	if (job->nminpoints != 1)
+		return gd_cluster_points_nd_sweep(c->coords, c->dims, c->row_kind, c->nrows, params,
+										  job->minpoints, job->nminpoints, job->ids, stats, err);
+	return gd_cluster_points_nd_typed(c->coords, c->dims, c->row_kind, c->nrows, params,
+									  job->ids, job->types, stats, err);
 }
 
-/* Runs job on 2D points (see core_call.h); ids, point types and sweeps all run on the GPU. */
-void
-core_cluster_points(const double *x, const double *y, const uint8_t *row_kind,
-					int64_t nrows, int64_t npoints, const ClusterJob *job, bool may_use_gpu)
-{
-	PointsCall	c = {x, y, NULL, 2, row_kind, nrows, job};
-
-	run_core(nrows, npoints, may_use_gpu, call_points_2d, &c);
-}
-
+/*
+ * One core call for points on the given back end: on the GPU through the
+ * worker when it serves this backend and takes the job, else in-process.
+ */
 static gd_status
-call_points_nd(const void *arg, gd_backend backend, gd_run_stats *stats, gd_error *err)
+call_points(const void *arg, gd_backend backend, gd_run_stats *stats, gd_error *err)
 {
 	const PointsCall *c = arg;
 	gd_params	params;
@@ -405,12 +377,25 @@ call_points_nd(const void *arg, gd_backend backend, gd_run_stats *stats, gd_erro
 	fill_params(&params, c->job->eps, c->job->minpoints[0], backend);
 	memset(stats, 0, sizeof(*stats));
 	memset(err, 0, sizeof(*err));
-	if (c->job->nminpoints != 1)
-		return gd_cluster_points_nd_sweep(c->coords, c->dims, c->row_kind, c->nrows, &params,
-										  c->job->minpoints, c->job->nminpoints, c->job->ids,
-										  stats, err);
-	return gd_cluster_points_nd_typed(c->coords, c->dims, c->row_kind, c->nrows, &params,
-									  c->job->ids, c->job->types, stats, err);
+	if (backend == GD_BACKEND_GPU && worker_takes(params.device, err->message, sizeof(err->message)))
+	{
+		gd_status	status;
+
+		if (gd_gpu_worker_cluster(c, &params, stats, err, &status))
+			return status;
+	}
+	memset(err, 0, sizeof(*err));
+	return core_points_run(c, &params, stats, err);
+}
+
+/* Runs job on 2D points (see core_call.h). */
+void
+core_cluster_points(const double *x, const double *y, const uint8_t *row_kind,
+					int64_t nrows, int64_t npoints, const ClusterJob *job, bool may_use_gpu)
+{
+	PointsCall	c = {x, y, NULL, 2, row_kind, nrows, job};
+
+	run_core(nrows, npoints, may_use_gpu, call_points, &c);
 }
 
 /* Runs job on n-D points (see core_call.h). */
@@ -420,7 +405,7 @@ core_cluster_points_nd(const double *coords, int dims, const uint8_t *row_kind,
 {
 	PointsCall	c = {NULL, NULL, coords, dims, row_kind, nrows, job};
 
-	run_core(nrows, npoints, true, call_points_nd, &c);
+	run_core(nrows, npoints, true, call_points, &c);
 }
 
 /*

@@ -27,7 +27,32 @@ typedef struct ClusterJob
 } ClusterJob;
 
 /*
- * Whether 2D point clusterings of this backend may go to the GPU worker
+ * Points and the job to run on them: 2D (x and y; coords NULL, dims 2) or
+ * n-D (coords, dims per row; x and y NULL).  The GPU worker receives the
+ * same (gpu_worker.c).
+ */
+typedef struct PointsCall
+{
+	const double *x;
+	const double *y;
+	const double *coords;
+	int			dims;
+	const uint8_t *row_kind;
+	int64_t		nrows;
+	const ClusterJob *job;
+} PointsCall;
+
+/*
+ * The core's entry point for c (ids, point types or a sweep, 2D or n-D)
+ * with params (params->minpoints: the job's first value); returns the
+ * core's status and raises nothing.  The one dispatch of a points job,
+ * in a backend and in the GPU worker.
+ */
+extern gd_status core_points_run(const PointsCall *c, const gd_params *params,
+								 gd_run_stats *stats, gd_error *err);
+
+/*
+ * Whether point clusterings of this backend may go to the GPU worker
  * (gpu_worker.h): the module preloaded with its worker, a usable GPU, and
  * gpu_dbscan.backend not cpu.  A caller that will cluster many rows then
  * keeps them in memory shared with the worker (gd_gpu_worker_alloc), which

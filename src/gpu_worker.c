@@ -9,15 +9,17 @@
  * process, forked from it, does.
  *
  * The handshake: the shared state (main shared memory, this file's) holds
- * GD_WORKER_SLOTS request slots.  A request names where each of its four
- * arrays (x, y, row kinds, ids) lies: a DSM segment and an offset.  Arrays
+ * GD_WORKER_SLOTS request slots.  A request (core_call.h's PointsCall: ids,
+ * point types or a minpoints sweep, of 2D or n-D points) names where each of
+ * its arrays (the points' x and y or n-D coordinates, row kinds, ids, point
+ * types, minpoints values) lies: a DSM segment and an offset.  Arrays
  * the backend already keeps in a segment shared with the worker (the fast
  * path's read and ids, gd_gpu_worker_alloc) are named where they are, with
  * no copy; the others are copied into a segment made for the request (the
  * ids copied out of it afterwards).  The backend fills a free slot (QUEUED),
  * sets the worker's latch and sleeps on its own latch; the worker takes the
- * slot (RUNNING), attaches the segments, runs the core's gd_cluster_points
- * on them, detaches, marks the slot DONE with the status, message and
+ * slot (RUNNING), attaches the segments, runs the job on them through
+ * core_points_run (the backends' one dispatch), detaches, marks the slot DONE with the status, message and
  * statistics, and sets the backend's latch.  The backend frees the slot and
  * the request's segment.
  *
@@ -63,6 +65,7 @@
 #include "utils/timestamp.h"
 #include "utils/wait_event.h"
 
+#include "core_call.h"
 #include "gpu_worker.h"
 #include "guc.h"
 #include "prefault.h"
@@ -88,11 +91,50 @@ typedef struct SharedArray
 	Size		offset;
 } SharedArray;
 
-/* A request's arrays, in this order. */
+/*
+ * A request's arrays, in this order: ARRAY_X holds x, or the n-D
+ * coordinates (then there is no ARRAY_Y); ARRAY_IDS a block of nrows ids
+ * per minpoints value; ARRAY_TYPES is there when point types are asked,
+ * ARRAY_VALUES for a sweep (one value is the parameters' minpoints).
+ */
 enum
 {
-	ARRAY_X, ARRAY_Y, ARRAY_KIND, ARRAY_IDS, NARRAYS
+	ARRAY_X, ARRAY_Y, ARRAY_KIND, ARRAY_IDS, ARRAY_TYPES, ARRAY_VALUES, NARRAYS
 };
+
+/* What a request is, beside its arrays and parameters. */
+typedef struct RequestShape
+{
+	int64		nrows;
+	int			dims;			/* 2 with x and y; n-D coordinates otherwise */
+	bool		coords;			/* the points as n-D coordinates */
+	bool		types;			/* point types asked */
+	int64		nvalues;		/* minpoints values (ids: a block of nrows each) */
+} RequestShape;
+
+/* The bytes of array a of a request (0: the request has none). */
+static Size
+array_bytes(const RequestShape *r, int a)
+{
+	if (r->nrows <= 0)
+		return 0;
+	switch (a)
+	{
+		case ARRAY_X:
+			return r->nrows * sizeof(double) * (r->coords ? r->dims : 1);
+		case ARRAY_Y:
+			return r->coords ? 0 : r->nrows * sizeof(double);
+		case ARRAY_KIND:
+			return r->nrows * sizeof(uint8_t);
+		case ARRAY_IDS:
+			return r->nrows * r->nvalues * sizeof(int32_t);
+		case ARRAY_TYPES:
+			return r->types ? r->nrows * sizeof(uint8_t) : 0;
+		case ARRAY_VALUES:
+			return r->nvalues > 1 ? r->nvalues * sizeof(int64_t) : 0;
+	}
+	return 0;
+}
 
 typedef struct WorkerSlot
 {
@@ -100,7 +142,7 @@ typedef struct WorkerSlot
 	bool		cancel;			/* withdrawn while running: stop, then free */
 	Latch	   *owner_latch;
 	SharedArray arrays[NARRAYS];
-	int64		nrows;
+	RequestShape shape;
 	int			hold_ms;		/* test-only: hold the request first (see below) */
 	gd_params	params;			/* callbacks cleared */
 	gd_status	status;
@@ -280,7 +322,7 @@ serve(int i)
 {
 	WorkerSlot *s = &shared->slots[i];
 	SharedArray arrays[NARRAYS];
-	int64		nrows;
+	RequestShape r;
 	gd_params	params;
 	gd_status	status = GD_ERR_DEVICE;
 	gd_error	err;
@@ -301,7 +343,7 @@ serve(int i)
 	}
 	s->state = SLOT_RUNNING;
 	memcpy(arrays, s->arrays, sizeof(arrays));
-	nrows = s->nrows;
+	r = s->shape;
 	params = s->params;
 	hold_ms = s->hold_ms;
 	SpinLockRelease(&shared->mutex);
@@ -318,10 +360,13 @@ serve(int i)
 	memset(&err, 0, sizeof(err));
 	memset(&stats, 0, sizeof(stats));
 	/* each distinct segment attached once; NULL when the backend has given it up */
-	for (int a = 0; a < NARRAYS && nrows > 0 && mapped; a++)
+	for (int a = 0; a < NARRAYS && mapped; a++)
 	{
 		int			k;
 
+		at[a] = NULL;
+		if (array_bytes(&r, a) == 0)
+			continue;
 		for (k = 0; k < nsegs; k++)
 			if (dsm_segment_handle(segs[k]) == arrays[a].handle)
 				break;
@@ -344,18 +389,28 @@ serve(int i)
 	}
 	else
 	{
-		const double *x = nrows > 0 ? (const double *) at[ARRAY_X] : NULL;
-		const double *y = nrows > 0 ? (const double *) at[ARRAY_Y] : NULL;
-		const uint8_t *kind = nrows > 0 ? (const uint8_t *) at[ARRAY_KIND] : NULL;
-		int32_t    *ids = nrows > 0 ? (int32_t *) at[ARRAY_IDS] : NULL;
+		ClusterJob	job = {params.eps, (const int64_t *) at[ARRAY_VALUES], r.nvalues,
+						   (int32_t *) at[ARRAY_IDS], (uint8_t *) at[ARRAY_TYPES]};
 
-		/* this process's page tables for them in one call each, not a fault a page */
-		if (nrows > 0)
+		if (r.nvalues == 1)
+			job.minpoints = &params.minpoints;
+		PointsCall	c = {NULL, NULL, NULL, r.dims, (const uint8_t *) at[ARRAY_KIND], r.nrows,
+						 &job};
+
+		if (r.coords)
+			c.coords = (const double *) at[ARRAY_X];
+		else
 		{
-			prefault_read(x, nrows * sizeof(double));
-			prefault_read(y, nrows * sizeof(double));
-			prefault_read(kind, nrows);
-			prefault_write(ids, nrows * sizeof(int32_t));
+			c.x = (const double *) at[ARRAY_X];
+			c.y = (const double *) at[ARRAY_Y];
+		}
+		/* this process's page tables for them in one call each, not a fault a page */
+		for (int a = 0; a < NARRAYS; a++)
+		{
+			if (a == ARRAY_IDS || a == ARRAY_TYPES)
+				prefault_write(at[a], array_bytes(&r, a));
+			else
+				prefault_read(at[a], array_bytes(&r, a));
 		}
 		params.should_cancel = worker_should_cancel;
 		params.cancel_arg = s;
@@ -367,8 +422,8 @@ serve(int i)
 			err.status = status;
 			strlcpy(err.message, "clustering cancelled", sizeof(err.message));
 		}
-		else if (nrows > 0)
-			status = gd_cluster_points(x, y, kind, nrows, &params, ids, &stats, &err);
+		else if (r.nrows > 0)
+			status = core_points_run(&c, &params, &stats, &err);
 		else
 			status = GD_OK;
 	}
@@ -623,16 +678,19 @@ find_shared(const void *p, Size bytes, SharedArray *out)
 	return false;
 }
 
-/* gd_gpu_worker_cluster, the request held hold_ms by the worker first. */
+/*
+ * gd_gpu_worker_cluster, the request held hold_ms by the worker first (c
+ * NULL: an empty request).
+ */
 static bool
-submit(const double *x, const double *y, const uint8_t *row_kind, int64_t nrows,
-	   const gd_params *params, int hold_ms, int32_t *cluster_ids, gd_run_stats *stats,
+submit(const PointsCall *c, const gd_params *params, int hold_ms, gd_run_stats *stats,
 	   gd_error *err, gd_status *status)
 {
-	const void *src[NARRAYS] = {x, y, row_kind, cluster_ids};
-	const Size	width[NARRAYS] = {sizeof(double), sizeof(double), sizeof(uint8_t), sizeof(int32_t)};
+	RequestShape r = {0};
+	const void *src[NARRAYS] = {0};
 	SharedArray arrays[NARRAYS];
 	bool		in_place[NARRAYS];
+	bool		all_in_place = true;
 	Size		bytes = 0;
 	dsm_segment *seg = NULL;
 	char	   *base = NULL;
@@ -647,16 +705,33 @@ submit(const double *x, const double *y, const uint8_t *row_kind, int64_t nrows,
 	INSTR_TIME_SET_CURRENT(t0);
 	if (shared == NULL)
 		return false;
+	if (c != NULL)
+	{
+		r.nrows = c->nrows;
+		r.dims = c->dims;
+		r.coords = c->coords != NULL;
+		r.types = c->job->types != NULL;
+		r.nvalues = c->job->nminpoints;
+		src[ARRAY_X] = r.coords ? c->coords : c->x;
+		src[ARRAY_Y] = c->y;
+		src[ARRAY_KIND] = c->row_kind;
+		src[ARRAY_IDS] = c->job->ids;
+		src[ARRAY_TYPES] = c->job->types;
+		src[ARRAY_VALUES] = c->job->minpoints;
+	}
 	/* the arrays not in a shared segment go into one made for the request */
 	memset(arrays, 0, sizeof(arrays));
 	for (int a = 0; a < NARRAYS; a++)
 	{
-		in_place[a] = nrows > 0 && find_shared(src[a], nrows * width[a], &arrays[a]);
-		if (!in_place[a] && nrows > 0)
+		Size		n = array_bytes(&r, a);
+
+		in_place[a] = n == 0 || find_shared(src[a], n, &arrays[a]);
+		if (!in_place[a])
 		{
 			arrays[a].offset = bytes;
-			bytes += MAXALIGN(nrows * width[a]);
+			bytes += MAXALIGN(n);
 		}
+		all_in_place &= in_place[a];
 	}
 	if (bytes > 0)
 	{
@@ -672,8 +747,8 @@ submit(const double *x, const double *y, const uint8_t *row_kind, int64_t nrows,
 			if (in_place[a])
 				continue;
 			arrays[a].handle = dsm_segment_handle(seg);
-			if (a != ARRAY_IDS)
-				memcpy(base + arrays[a].offset, src[a], nrows * width[a]);
+			if (a != ARRAY_IDS && a != ARRAY_TYPES)
+				memcpy(base + arrays[a].offset, src[a], array_bytes(&r, a));
 		}
 	}
 
@@ -687,7 +762,7 @@ submit(const double *x, const double *y, const uint8_t *row_kind, int64_t nrows,
 			s->cancel = false;
 			s->owner_latch = MyLatch;
 			memcpy(s->arrays, arrays, sizeof(arrays));
-			s->nrows = nrows;
+			s->shape = r;
 			s->hold_ms = hold_ms;
 			s->params = *params;
 			s->params.should_cancel = NULL;
@@ -757,13 +832,15 @@ submit(const double *x, const double *y, const uint8_t *row_kind, int64_t nrows,
 	PG_END_TRY();
 
 	INSTR_TIME_SET_CURRENT(t2);
-	if (*status == GD_OK && nrows > 0 && !in_place[ARRAY_IDS])
-		memcpy(cluster_ids, base + arrays[ARRAY_IDS].offset, nrows * sizeof(int32_t));
+	if (*status == GD_OK && !in_place[ARRAY_IDS])
+		memcpy(c->job->ids, base + arrays[ARRAY_IDS].offset, array_bytes(&r, ARRAY_IDS));
+	if (*status == GD_OK && !in_place[ARRAY_TYPES])
+		memcpy(c->job->types, base + arrays[ARRAY_TYPES].offset, array_bytes(&r, ARRAY_TYPES));
 	if (seg)
 		dsm_detach(seg);
 	INSTR_TIME_SET_CURRENT(t3);
 	handoff.requests++;
-	handoff.in_place += nrows > 0 && bytes == 0;
+	handoff.in_place += r.nrows > 0 && all_in_place;
 	handoff.in_ms += ms_between(t0, t1);
 	handoff.wait_ms += ms_between(t1, t2);
 	handoff.core_ms += *status == GD_OK ? stats->t_total * 1000.0 : 0;
@@ -772,11 +849,10 @@ submit(const double *x, const double *y, const uint8_t *row_kind, int64_t nrows,
 }
 
 bool
-gd_gpu_worker_cluster(const double *x, const double *y, const uint8_t *row_kind,
-					  int64_t nrows, const gd_params *params, int32_t *cluster_ids,
-					  gd_run_stats *stats, gd_error *err, gd_status *status)
+gd_gpu_worker_cluster(const PointsCall *c, const gd_params *params, gd_run_stats *stats,
+					  gd_error *err, gd_status *status)
 {
-	return submit(x, y, row_kind, nrows, params, 0, cluster_ids, stats, err, status);
+	return submit(c, params, 0, stats, err, status);
 }
 
 /*
@@ -801,7 +877,7 @@ gpu_dbscan_worker_probe(PG_FUNCTION_ARGS)
 
 	gd_params_init(&params);
 	memset(&err, 0, sizeof(err));
-	if (!submit(NULL, NULL, NULL, 0, &params, PG_GETARG_INT32(0), NULL, &stats, &err, &status))
+	if (!submit(NULL, &params, PG_GETARG_INT32(0), &stats, &err, &status))
 		PG_RETURN_NULL();
 	PG_RETURN_INT32((int32) status);
 }

@@ -5,7 +5,7 @@
 #ifndef GPU_DBSCAN_GPU_WORKER_H
 #define GPU_DBSCAN_GPU_WORKER_H
 
-#include "gd_core.h"
+#include "core_call.h"
 
 #include "storage/dsm.h"
 
@@ -27,17 +27,16 @@ extern void gd_gpu_worker_init(void);
 extern bool gd_gpu_worker_active(int device, bool *usable, char *why, size_t whylen);
 
 /*
- * Clusters the rows on the worker's GPU, as gd_cluster_points does (params
- * as filled for the in-process call; its callbacks are not used: cancels
- * are this backend's interrupts, passed on to the worker).  Returns false,
- * having done nothing, when the worker cannot take the job (no free request
- * slot, no shared memory for the points): the caller runs it in-process.
- * Otherwise *status is the run's: GD_ERR_DEVICE with a message when the
- * worker stopped during the run.  Cancels raise their error here once the
- * request is withdrawn.
+ * Runs c's job (ids, point types or a sweep, 2D or n-D) on the worker's
+ * GPU, as core_points_run does (params as filled for the in-process call;
+ * its callbacks are not used: cancels are this backend's interrupts, passed
+ * on to the worker).  Returns false, having done nothing, when the worker
+ * cannot take the job (no free request slot, no shared memory for the
+ * arrays): the caller runs it in-process.  Otherwise *status is the run's:
+ * GD_ERR_DEVICE with a message when the worker stopped during the run.
+ * Cancels raise their error here once the request is withdrawn.
  */
-extern bool gd_gpu_worker_cluster(const double *x, const double *y, const uint8_t *row_kind,
-								  int64_t nrows, const gd_params *params, int32_t *cluster_ids,
+extern bool gd_gpu_worker_cluster(const PointsCall *c, const gd_params *params,
 								  gd_run_stats *stats, gd_error *err, gd_status *status);
 
 /*
@@ -71,7 +70,7 @@ extern void *gd_gpu_worker_alloc_in(MemoryContext cxt, Size bytes);
 typedef struct GpuHandoff
 {
 	int64		requests;
-	int64		in_place;		/* requests whose four arrays were all shared, no copy */
+	int64		in_place;		/* requests whose arrays were all shared, no copy */
 	double		in_ms;
 	double		wait_ms;
 	double		core_ms;

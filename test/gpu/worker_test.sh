@@ -5,7 +5,8 @@
 #   1. preloaded: the server restarted with shared_preload_libraries =
 #      gpu_dbscan; one worker runs
 #   2. the ids of 1M points through the worker equal the CPU's; the backend
-#      holds no CUDA context (nvidia-smi lists the worker's pid, not its)
+#      holds no CUDA context (nvidia-smi lists the worker's pid, not its);
+#      likewise every form (sweep, point type, POINT Z, float8[])
 #   3. fresh sessions: startup_sql.sh again (first query against the second)
 #   4. cancel and statement_timeout inside the worker (the test-only probe
 #      holds a request): the error within 1 s, no slot and no DSM segment
@@ -143,6 +144,46 @@ for w in 0 4; do
 		ok "in place, $w workers: the aggregate scan's EXPLAIN shows 7 requests, all in place"
 	else bad "in place, $w workers, aggregate scan: EXPLAIN: $(echo "$plan" | grep -E 'Custom|GPU Worker Requests' | tr '\n' ' ')"; fi
 done
+# every form through the worker (core_points_run in the worker): a sweep and
+# a point type through the fast path, POINT Z and float8[] through the
+# WindowAgg; each equal to the CPU's, and a fresh session running it holds
+# no CUDA context of its own
+form_via_worker() {  # form_via_worker WHAT SQL (columns id and k)
+	local out apps bpid
+	out=$(q -c "SET gpu_dbscan.backend = cpu" -c "CREATE TEMP TABLE c AS $2" \
+		-c "SET gpu_dbscan.backend = gpu" -c "CREATE TEMP TABLE g AS $2" \
+		-c "SELECT backend FROM gpu_dbscan_last_run()" \
+		-c "SELECT count(*) FROM c FULL JOIN g USING (id) WHERE c.k IS DISTINCT FROM g.k" 2>&1 | tr '\n' ' ')
+	[[ $out == "gpu 0 " ]] && ok "$1 through the worker: equal to the CPU's, backend gpu" ||
+		bad "$1 through the worker: '$out'"
+	q -c "SELECT pg_backend_pid()" -c "SET gpu_dbscan.backend = gpu" \
+		-c "SELECT count(k) FROM ($2) s" -c "SELECT pg_sleep(3)" >/tmp/gd_form.out 2>&1 &
+	for _ in $(seq 1 300); do
+		[[ $(wc -l </tmp/gd_form.out) -ge 2 ]] && break
+		sleep 0.1
+	done
+	apps=$(nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader 2>&1 | tr '\n' ';')
+	wait
+	bpid=$(head -1 /tmp/gd_form.out)
+	if [[ $(sed -n 2p /tmp/gd_form.out) =~ ^[0-9]+$ && -n $bpid && $apps != *"$bpid,"* ]]; then
+		ok "$1: a fresh session's backend $bpid holds no CUDA context"
+	else bad "$1, fresh session: $(tr '\n' ' ' </tmp/gd_form.out), compute apps: $apps"; fi
+}
+form_via_worker "gpu_dbscan_sweep(geometry)" \
+	"SELECT id, gpu_dbscan_sweep(geom, 1, '{5,10,20}') OVER (ORDER BY id) k FROM ref"
+form_via_worker "gpu_dbscan_point_type(geometry)" \
+	"SELECT id, gpu_dbscan_point_type(geom, 1, 10) OVER (ORDER BY id) k FROM ref"
+form_via_worker "gpu_dbscan_3d" \
+	"SELECT id, gpu_dbscan_3d(ST_MakePoint(ST_X(geom), ST_Y(geom), (id % 5)::float8), 1, 10)
+		OVER (ORDER BY id) k FROM ref"
+form_via_worker "gpu_dbscan_sweep(float8[])" \
+	"SELECT id, gpu_dbscan_sweep(ARRAY[ST_X(geom), ST_Y(geom), (id % 3)::float8], 1, '{5,10}')
+		OVER (ORDER BY id) k FROM ref"
+plan=$(q -c "SET gpu_dbscan.backend = gpu" -c "EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF)
+	SELECT max(c[1]) FROM (SELECT gpu_dbscan_sweep(geom, 1, '{5,10,20}') OVER (ORDER BY id) c FROM ref) s" 2>&1)
+echo "$plan" | grep -q 'GPU Worker Requests: 1' && ok "the sweep's EXPLAIN shows its one worker request" ||
+	bad "the sweep's EXPLAIN: $(echo "$plan" | grep -E 'Custom|GPU Worker' | tr '\n' ' ')"
+
 # statement_timeout at any point of a query whose arrays the worker maps: a
 # clean error, no request slot nor DSM segment left, the next answer right
 d0=$(dsm_count)
