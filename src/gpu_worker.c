@@ -391,12 +391,11 @@ serve(int i)
 	{
 		ClusterJob	job = {params.eps, (const int64_t *) at[ARRAY_VALUES], r.nvalues,
 						   (int32_t *) at[ARRAY_IDS], (uint8_t *) at[ARRAY_TYPES]};
-
-		if (r.nvalues == 1)
-			job.minpoints = &params.minpoints;
 		PointsCall	c = {NULL, NULL, NULL, r.dims, (const uint8_t *) at[ARRAY_KIND], r.nrows,
 						 &job};
 
+		if (r.nvalues == 1)
+			job.minpoints = &params.minpoints;
 		if (r.coords)
 			c.coords = (const double *) at[ARRAY_X];
 		else
