@@ -743,7 +743,7 @@ run_agg_scan(ScanNode *node)
 		ScanAggregate *a = &st->aggs[i];
 
 		if (a->kind == AGG_IDS)
-			a->ids = scan_ids_alloc(&st->scan, n);
+			a->ids = scan_ids_alloc(&st->scan, n, 1, NULL);
 		else
 			a->results = MemoryContextAllocZero(st->scan.cxt, Max(st->ngroups, 1) * sizeof(Datum));
 		if (a->kind == AGG_COLLECT && n > 0 && st->collect.geometry_type == InvalidOid)

@@ -215,9 +215,17 @@ refund_charged(void *arg)
 void *
 gd_alloc_charged(MemoryContext cxt, Size bytes, const char *what)
 {
+	gd_charge_with(cxt, bytes, what);
+	/* from here a failed allocation is refunded with cxt */
+	return MemoryContextAllocHuge(cxt, bytes);
+}
+
+/* See memory_budget.h. */
+void
+gd_charge_with(MemoryContext cxt, Size bytes, const char *what)
+{
 	gd_error	err;
 	Charged    *c;
-	void	   *p;
 
 	gd_memory_prepare();
 	c = MemoryContextAllocZero(cxt, sizeof(Charged));
@@ -231,9 +239,6 @@ gd_alloc_charged(MemoryContext cxt, Size bytes, const char *what)
 	c->cb.func = refund_charged;
 	c->cb.arg = c;
 	MemoryContextRegisterResetCallback(cxt, &c->cb);
-	/* from here a failed allocation is refunded with cxt */
-	p = MemoryContextAllocHuge(cxt, bytes);
-	return p;
 }
 
 PG_FUNCTION_INFO_V1(gpu_dbscan_memory);

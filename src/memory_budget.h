@@ -18,4 +18,10 @@ extern void gd_memory_prepare(void);
  */
 extern void *gd_alloc_charged(MemoryContext cxt, Size bytes, const char *what);
 
+/*
+ * The charge of gd_alloc_charged alone, for memory the caller allocates in
+ * cxt (or with cxt's life) right after.
+ */
+extern void gd_charge_with(MemoryContext cxt, Size bytes, const char *what);
+
 #endif							/* GPU_DBSCAN_MEMORY_BUDGET_H */

@@ -25,6 +25,7 @@
 #include "utils/syscache.h"
 
 #include "guc.h"
+#include "memory_budget.h"
 #include "scan_plan.h"
 #include "sort_keys.h"
 
@@ -364,11 +365,14 @@ scan_node_exec(CustomScanState *node)
 }
 
 int32 *
-scan_ids_alloc(ScanNode *node, int64 n)
+scan_ids_alloc(ScanNode *node, int64 n, int nvalues, const char *what)
 {
-	Size		bytes = Max(n, 1) * sizeof(int32);
-	int32	   *ids = node->req.share_with_gpu ? gd_gpu_worker_alloc_in(node->cxt, bytes) : NULL;
+	Size		bytes = Max(n, 1) * nvalues * sizeof(int32);
+	int32	   *ids;
 
+	if (what)
+		gd_charge_with(node->cxt, bytes, what);
+	ids = node->req.share_with_gpu ? gd_gpu_worker_alloc_in(node->cxt, bytes) : NULL;
 	return ids != NULL ? ids : MemoryContextAllocHuge(node->cxt, bytes);
 }
 

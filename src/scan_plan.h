@@ -117,10 +117,12 @@ extern TupleTableSlot *scan_node_exec(CustomScanState *node);
 extern void scan_node_end(CustomScanState *node);
 
 /*
- * n ids for the core to write (huge allocation in node->cxt), where the GPU
- * worker writes them in place when the request shares its rows with it.
+ * nvalues blocks of n ids for the core to write (a huge allocation in
+ * node->cxt), where the GPU worker writes them in place when the request
+ * shares its rows with it; charged to gpu_dbscan.max_query_memory as what
+ * (NULL: not charged).
  */
-extern int32 *scan_ids_alloc(ScanNode *node, int64 n);
+extern int32 *scan_ids_alloc(ScanNode *node, int64 n, int nvalues, const char *what);
 
 /* Whether fnoid is a C function of this module whose link symbol is prosrc. */
 extern bool is_module_function(Oid fnoid, const char *prosrc);

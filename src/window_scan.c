@@ -664,11 +664,9 @@ window_order_and_cluster(WindowScanState *st, uint32 *heap, uint32 *order_room, 
 		/* blocks of n: one partition of every row is clustered in place */
 		if (ids_room)
 			fn->ids = ids_room + fn->ids_first * n;
-		else if (fn->nvalues == 1)
-			fn->ids = scan_ids_alloc(&st->scan, n);
 		else
-			fn->ids = gd_alloc_charged(st->scan.cxt, Max(n, 1) * fn->nvalues * sizeof(int32),
-									   "the sweep's ids");
+			fn->ids = scan_ids_alloc(&st->scan, n, fn->nvalues,
+									 fn->nvalues > 1 ? "the sweep's ids" : NULL);
 		fn->ids_stride = n;
 		prefault_write(fn->ids, n * fn->nvalues * sizeof(int32));
 	}
