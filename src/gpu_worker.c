@@ -12,7 +12,8 @@
  * GD_WORKER_SLOTS request slots.  A request (core_call.h's PointsCall: ids,
  * point types or a minpoints sweep, of 2D or n-D points) names where each of
  * its arrays (the points' x and y or n-D coordinates, row kinds, ids, point
- * types, minpoints values) lies: a DSM segment and an offset.  Arrays
+ * types; a sweep's minpoints values where its slot cannot hold them) lies: a
+ * DSM segment and an offset.  Arrays
  * the backend already keeps in a segment shared with the worker (the fast
  * path's read and ids, gd_gpu_worker_alloc) are named where they are, with
  * no copy; the others are copied into a segment made for the request (the
@@ -72,6 +73,7 @@
 #include "shm_room.h"
 
 #define GD_WORKER_SLOTS 64
+#define SLOT_VALUES 64			/* a sweep's minpoints values held in its slot */
 #define WORKER_GONE_MS 5000		/* a backend's wait for a worker to come back */
 #define PROBE_WAIT_MS 5000		/* its wait for a starting worker's GPU probe */
 #define RECHECK_MS 10000		/* the worker asks again about an unusable GPU */
@@ -95,7 +97,7 @@ typedef struct SharedArray
  * A request's arrays, in this order: ARRAY_X holds x, or the n-D
  * coordinates (then there is no ARRAY_Y); ARRAY_IDS a block of nrows ids
  * per minpoints value; ARRAY_TYPES is there when point types are asked,
- * ARRAY_VALUES for a sweep (one value is the parameters' minpoints).
+ * ARRAY_VALUES for a sweep of more values than its slot holds.
  */
 enum
 {
@@ -131,7 +133,7 @@ array_bytes(const RequestShape *r, int a)
 		case ARRAY_TYPES:
 			return r->types ? r->nrows * sizeof(uint8_t) : 0;
 		case ARRAY_VALUES:
-			return r->nvalues > 1 ? r->nvalues * sizeof(int64_t) : 0;
+			return r->nvalues > SLOT_VALUES ? r->nvalues * sizeof(int64_t) : 0;
 	}
 	return 0;
 }
@@ -143,6 +145,7 @@ typedef struct WorkerSlot
 	Latch	   *owner_latch;
 	SharedArray arrays[NARRAYS];
 	RequestShape shape;
+	int64		values[SLOT_VALUES];	/* the minpoints values, when they fit */
 	int			hold_ms;		/* test-only: hold the request first (see below) */
 	gd_params	params;			/* callbacks cleared */
 	gd_status	status;
@@ -323,6 +326,7 @@ serve(int i)
 	WorkerSlot *s = &shared->slots[i];
 	SharedArray arrays[NARRAYS];
 	RequestShape r;
+	int64		values[SLOT_VALUES];
 	gd_params	params;
 	gd_status	status = GD_ERR_DEVICE;
 	gd_error	err;
@@ -344,6 +348,7 @@ serve(int i)
 	s->state = SLOT_RUNNING;
 	memcpy(arrays, s->arrays, sizeof(arrays));
 	r = s->shape;
+	memcpy(values, s->values, sizeof(values));
 	params = s->params;
 	hold_ms = s->hold_ms;
 	SpinLockRelease(&shared->mutex);
@@ -394,8 +399,8 @@ serve(int i)
 		PointsCall	c = {NULL, NULL, NULL, r.dims, (const uint8_t *) at[ARRAY_KIND], r.nrows,
 						 &job};
 
-		if (r.nvalues == 1)
-			job.minpoints = &params.minpoints;
+		if (at[ARRAY_VALUES] == NULL)
+			job.minpoints = values;
 		if (r.coords)
 			c.coords = (const double *) at[ARRAY_X];
 		else
@@ -762,6 +767,8 @@ submit(const PointsCall *c, const gd_params *params, int hold_ms, gd_run_stats *
 			s->owner_latch = MyLatch;
 			memcpy(s->arrays, arrays, sizeof(arrays));
 			s->shape = r;
+			if (r.nvalues <= SLOT_VALUES && r.nvalues > 0)
+				memcpy(s->values, c->job->minpoints, r.nvalues * sizeof(int64));
 			s->hold_ms = hold_ms;
 			s->params = *params;
 			s->params.should_cancel = NULL;

@@ -181,7 +181,8 @@ form_via_worker "gpu_dbscan_sweep(float8[])" \
 		OVER (ORDER BY id) k FROM ref"
 plan=$(q -c "SET gpu_dbscan.backend = gpu" -c "EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF)
 	SELECT max(c[1]) FROM (SELECT gpu_dbscan_sweep(geom, 1, '{5,10,20}') OVER (ORDER BY id) c FROM ref) s" 2>&1)
-echo "$plan" | grep -q 'GPU Worker Requests: 1' && ok "the sweep's EXPLAIN shows its one worker request" ||
+echo "$plan" | grep -q 'GPU Worker Requests: 1' && echo "$plan" | grep -q 'GPU Worker Requests In Place: 1' &&
+	ok "the sweep's EXPLAIN shows its one worker request, in place" ||
 	bad "the sweep's EXPLAIN: $(echo "$plan" | grep -E 'Custom|GPU Worker' | tr '\n' ' ')"
 
 # statement_timeout at any point of a query whose arrays the worker maps: a
