@@ -30,6 +30,7 @@
 
 #include "gd_core.h"
 
+#include <math.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -81,6 +82,7 @@ typedef struct ScanShared
 	int			ncolumns;
 	AttrNumber	columns[SCAN_MAX_COLUMNS];
 	bool		need_tids;
+	bool		read_z;
 	dsm_handle	data_handle;	/* the arrays' segment */
 	uint64		capacity;		/* slots */
 	uint64		runs_capacity;
@@ -99,7 +101,8 @@ typedef struct ScanArrays
 	dsm_segment *segment;		/* NULL: palloc'd, from kind on */
 	uint8	   *kind;
 	double	   *x,
-			   *y;
+			   *y,
+			   *z;				/* read_z only, else NULL */
 	int32	   *odd_srid;
 	ItemPointerData *tid;
 	Datum	   *values[SCAN_MAX_COLUMNS];
@@ -124,6 +127,10 @@ layout_arrays(const ScanShared *sh, char *base, ScanArrays *a)
 	PLACE(a->kind, n * sizeof(uint8));
 	PLACE(a->x, n * sizeof(double));
 	PLACE(a->y, n * sizeof(double));
+	if (sh->read_z)
+		PLACE(a->z, n * sizeof(double));
+	else
+		a->z = NULL;
 	PLACE(a->odd_srid, n * sizeof(int32));
 	PLACE(a->tid, n * sizeof(ItemPointerData));
 	for (c = 0; c < sh->ncolumns; c++)
@@ -149,6 +156,8 @@ prefault_slots(const ScanShared *sh, ScanArrays *a, uint64 start, uint64 end)
 	prefault_write(a->kind + start, n * sizeof(uint8));
 	prefault_write(a->x + start, n * sizeof(double));
 	prefault_write(a->y + start, n * sizeof(double));
+	if (a->z)
+		prefault_write(a->z + start, n * sizeof(double));
 	if (sh->need_tids)
 		prefault_write(a->tid + start, n * sizeof(ItemPointerData));
 	for (c = 0; c < sh->ncolumns; c++)
@@ -224,13 +233,17 @@ store_row(ScanShared *sh, ScanArrays *a, Participant *p, uint64 i, TupleTableSlo
 	{
 		kind = GEOM_NULL;
 		a->x[i] = a->y[i] = 0.0;
+		if (a->z)
+			a->z[i] = 0.0;
 	}
 	else
 	{
 		memset(&g, 0, sizeof(g));
 		gserialized_decode(geom, NULL, &g);
 		kind = (uint8) g.kind;
-		if (g.malformed || !g.finite)
+		/* POINT Z: a point without Z, or with a NaN or infinite one, is checked again */
+		if (g.malformed || !g.finite ||
+			(a->z && g.kind == GEOM_POINT && (!g.has_z || !isfinite(g.z))))
 			kind |= SCAN_ROW_BAD;
 		else
 		{
@@ -249,9 +262,15 @@ store_row(ScanShared *sh, ScanArrays *a, Participant *p, uint64 i, TupleTableSlo
 		{
 			a->x[i] = g.x;
 			a->y[i] = g.y;
+			if (a->z)
+				a->z[i] = g.z;
 		}
 		else
+		{
 			a->x[i] = a->y[i] = 0.0;
+			if (a->z)
+				a->z[i] = 0.0;
+		}
 	}
 	a->kind[i] = kind;
 	if (sh->need_tids || scan_kind_fetched(kind))
@@ -446,6 +465,7 @@ init_shared(ScanShared *sh, const ScanRequest *req, uint64 capacity, uint64 runs
 	sh->ncolumns = req->ncolumns;
 	memcpy(sh->columns, req->columns, sizeof(sh->columns));
 	sh->need_tids = req->need_tids;
+	sh->read_z = req->read_z;
 	sh->capacity = capacity;
 	sh->runs_capacity = runs_capacity;
 	pg_atomic_init_u64(&sh->next_slot, 0);
@@ -555,6 +575,8 @@ gather_runs_into(const ScanShared *sh, const ScanArrays *a, const ScanRun *runs,
 	gather_array(to->kind, a->kind, sizeof(uint8), runs, nruns, nrows, cap, shared);
 	gather_array(to->x, a->x, sizeof(double), runs, nruns, nrows, cap, shared);
 	gather_array(to->y, a->y, sizeof(double), runs, nruns, nrows, cap, shared);
+	if (sh->read_z)
+		gather_array(to->z, a->z, sizeof(double), runs, nruns, nrows, cap, shared);
 	for (c = 0; c < sh->ncolumns; c++)
 	{
 		gather_array(to->values[c], a->values[c], sizeof(Datum), runs, nruns, nrows, cap, shared);
@@ -590,6 +612,7 @@ take_arrays(ScanResult *res, const ScanArrays *a, int ncolumns)
 	res->kind = a->kind;
 	res->x = a->x;
 	res->y = a->y;
+	res->z = a->z;
 	res->odd_srid = a->odd_srid;
 	res->tid = a->tid;
 	for (c = 0; c < ncolumns; c++)

@@ -16,7 +16,7 @@
  *
  * Each array the read writes whole is one more page fault per page of fresh
  * memory, costly on virtual machines (prefault.h): a row costs 17 bytes
- * (kind, x, y) and its carried columns.  An SRID is kept only where it
+ * (kind, x, y; 25 with z) and its carried columns.  An SRID is kept only where it
  * differs from the read's common one, a TID only for a row that the caller
  * must fetch again (a non-point, a bad value, an odd SRID) unless every
  * row's is asked for (need_tids, for ctid).
@@ -57,6 +57,8 @@ typedef struct ScanRequest
 	List	   *quals;			/* implicitly ANDed, over the relation's columns */
 	int			nworkers;		/* parallel workers to ask for (0: the leader alone) */
 	bool		need_tids;		/* every row's TID (ctid), not only those fetched again */
+	bool		read_z;			/* POINT Z: each point's Z too (a point without one, or
+								 * with a NaN or infinite one, marked SCAN_ROW_BAD) */
 	bool		heap_order;		/* the slots in heap order (ScanResult.order NULL) */
 	bool		share_with_gpu; /* the arrays where the GPU worker reads them in place */
 	bool		gather;			/* read by a parallel plan's participants (a Gather's), not
@@ -76,7 +78,8 @@ typedef struct ScanResult
 	uint32	   *order;			/* NULL: the slots are in heap order already */
 	uint8	   *kind;			/* by slot: GeomKind | SCAN_ROW_BAD | SCAN_ROW_SRID */
 	double	   *x,				/* by slot: a point's coordinates, 0 otherwise */
-			   *y;
+			   *y,
+			   *z;				/* read_z only (else NULL) */
 	int32		common_srid;	/* the SRID of every non-NULL row not marked SCAN_ROW_SRID */
 	int32	   *odd_srid;		/* by slot, for the rows marked SCAN_ROW_SRID only */
 	ItemPointerData *tid;		/* by slot: every row's with need_tids, else only for

@@ -241,6 +241,25 @@ read_geometry(Rows *rows, int64 row, Datum value)
 	return g.kind;
 }
 
+/* A decoded non-NULL POINT Z value's checks, in their order (see rows.h). */
+void
+rows_check_point_z(SridCheck *srids, int64 row, const GeomInfo *g)
+{
+	if (g->malformed)
+		error_malformed(row, g->malformed);
+	if (g->kind == GEOM_OTHER)
+		rows_error(row, ERRCODE_INVALID_PARAMETER_VALUE,
+				   "gpu_dbscan_3d: only points can be clustered in 3D",
+				   "Use gpu_dbscan(geom, eps, minpoints) for other geometries (2D).");
+	if (g->kind == GEOM_POINT && !g->has_z)
+		rows_error(row, ERRCODE_INVALID_PARAMETER_VALUE,
+				   "gpu_dbscan_3d: point has no Z coordinate",
+				   "Give every point a Z (ST_Force3DZ sets it to 0), or use gpu_dbscan(geom, eps, minpoints), which ignores Z as ST_ClusterDBSCAN does.");
+	if (!g->finite || (g->kind == GEOM_POINT && !isfinite(g->z)))
+		error_nonfinite(row);
+	check_srid(srids, g->srid, row);
+}
+
 /* POINT Z: a point with a Z (x, y, z) or EMPTY; anything else is an error. */
 static GeomKind
 read_point_z(Rows *rows, int64 row, Datum value)
@@ -248,19 +267,7 @@ read_point_z(Rows *rows, int64 row, Datum value)
 	GeomInfo	g;
 
 	gserialized_decode(value, NULL, &g);
-	if (g.malformed)
-		error_malformed(row, g.malformed);
-	if (g.kind == GEOM_OTHER)
-		rows_error(row, ERRCODE_INVALID_PARAMETER_VALUE,
-				   "gpu_dbscan_3d: only points can be clustered in 3D",
-				   "Use gpu_dbscan(geom, eps, minpoints) for other geometries (2D).");
-	if (g.kind == GEOM_POINT && !g.has_z)
-		rows_error(row, ERRCODE_INVALID_PARAMETER_VALUE,
-				   "gpu_dbscan_3d: point has no Z coordinate",
-				   "Give every point a Z (ST_Force3DZ sets it to 0), or use gpu_dbscan(geom, eps, minpoints), which ignores Z as ST_ClusterDBSCAN does.");
-	if (!g.finite || (g.kind == GEOM_POINT && !isfinite(g.z)))
-		error_nonfinite(row);
-	check_srid(&rows->srids, g.srid, row);
+	rows_check_point_z(&rows->srids, row, &g);
 	if (g.kind == GEOM_POINT)
 	{
 		rows->coord[0][row] = g.x;

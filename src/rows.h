@@ -112,6 +112,12 @@ struct GeomInfo;
 extern void rows_check_geometry(SridCheck *srids, int64 row, const struct GeomInfo *g);
 
 /*
+ * The same for a POINT Z value (the _3d functions): malformed, not a point,
+ * a point without Z, a NaN or infinite coordinate (Z too), another SRID.
+ */
+extern void rows_check_point_z(SridCheck *srids, int64 row, const struct GeomInfo *g);
+
+/*
  * Non-point k of the rows (room for it reserved): its row, the box of its
  * decoded value g, and the value (a copy the rows keep).
  */

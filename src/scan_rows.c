@@ -72,6 +72,22 @@ scan_check_row(ScanFetch *f, const ScanResult *res, RowsFns *fns, SridCheck *sri
 	if ((kind & SCAN_ROW_KIND_MASK) == GEOM_NULL)
 		return;
 	memset(&g, 0, sizeof(g));
+	if (res->z)
+	{
+		/* POINT Z: a value marked bad, or not a point, gets its checks again */
+		if ((kind & SCAN_ROW_BAD) || (kind & SCAN_ROW_KIND_MASK) == GEOM_OTHER)
+		{
+			gserialized_decode(scan_fetch_geometry(f, &res->tid[slot]), NULL, &g);
+			rows_check_point_z(srids, row, &g);
+			elog(ERROR, "gpu_dbscan: a row of the fast path changed between reads");
+		}
+		g.kind = (GeomKind) (kind & SCAN_ROW_KIND_MASK);
+		g.has_z = true;
+		g.finite = true;
+		g.srid = scan_row_srid(res, slot);
+		rows_check_point_z(srids, row, &g);
+		return;
+	}
 	if (kind & SCAN_ROW_BAD)
 	{
 		gserialized_decode(scan_fetch_geometry(f, &res->tid[slot]), &fns->geometry, &g);
@@ -94,14 +110,16 @@ scan_rows_build(Rows *rows, RowsFns *fns, const ScanResult *res, const uint32 *s
 	int64		p;
 	double	   *x;
 	double	   *y;
+	double	   *z = NULL;
+	bool		point_z = res->z != NULL;
 	bool		in_place = false;
 
 	memset(rows, 0, sizeof(*rows));
-	rows->input = ROWS_GEOMETRY;
+	rows->input = point_z ? ROWS_POINT_Z : ROWS_GEOMETRY;
 	rows->fns = fns;
 	rows->cxt = CurrentMemoryContext;
 	rows->nrows = rows->cap = n;
-	rows->dims = 2;
+	rows->dims = point_z ? 3 : 2;
 	/* the reader's flags must not reach the core: in place only without them */
 	if (slots == NULL)
 	{
@@ -115,28 +133,36 @@ scan_rows_build(Rows *rows, RowsFns *fns, const ScanResult *res, const uint32 *s
 		rows->kind = res->kind + b;
 		x = res->x + b;
 		y = res->y + b;
+		if (point_z)
+			z = res->z + b;
 	}
 	else
 	{
 		/* a big partition's copy where the GPU worker reads it in place */
+		int			dims = rows->dims;
 		char	   *shared = res->share_with_gpu && n >= SHARE_MIN_ROWS ?
-			gd_gpu_worker_alloc_in(rows->cxt, n * (2 * sizeof(double) + sizeof(uint8))) : NULL;
+			gd_gpu_worker_alloc_in(rows->cxt, n * (dims * sizeof(double) + sizeof(uint8))) : NULL;
 
 		if (shared)
 		{
 			x = (double *) shared;
 			y = x + n;
-			rows->kind = (uint8 *) (y + n);
+			z = point_z ? y + n : NULL;
+			rows->kind = (uint8 *) (x + dims * n);
 		}
 		else
 		{
 			rows->kind = MemoryContextAllocHuge(rows->cxt, Max(n, 1) * sizeof(uint8));
 			x = MemoryContextAllocHuge(rows->cxt, Max(n, 1) * sizeof(double));
 			y = MemoryContextAllocHuge(rows->cxt, Max(n, 1) * sizeof(double));
+			if (point_z)
+				z = MemoryContextAllocHuge(rows->cxt, Max(n, 1) * sizeof(double));
 		}
 		prefault_write(rows->kind, n * sizeof(uint8));
 		prefault_write(x, n * sizeof(double));
 		prefault_write(y, n * sizeof(double));
+		if (z)
+			prefault_write(z, n * sizeof(double));
 		for (p = 0; p < n; p++)
 		{
 			int64		s = slots ? (int64) slots[b + p] : b + p;
@@ -146,14 +172,21 @@ scan_rows_build(Rows *rows, RowsFns *fns, const ScanResult *res, const uint32 *s
 			rows->kind[p] = res->kind[s];
 			x[p] = res->x[s];
 			y[p] = res->y[s];
+			if (z)
+				z[p] = res->z[s];
 		}
 	}
 	rows->coord[0] = x;
 	rows->coord[1] = y;
+	rows->coord[2] = z;
 	for (p = 0; p < n; p++)
 	{
-		nkind[rows->kind[p] & SCAN_ROW_KIND_MASK]++;
-		nflagged += (rows->kind[p] & SCAN_ROW_FLAGS) != 0;
+		uint8		k = rows->kind[p];
+
+		nkind[k & SCAN_ROW_KIND_MASK]++;
+		/* POINT Z: a non-point is an error, which the checks below raise */
+		nflagged += (k & SCAN_ROW_FLAGS) != 0 ||
+			(point_z && (k & SCAN_ROW_KIND_MASK) == GEOM_OTHER);
 	}
 	if (check && nflagged > 0)
 	{
@@ -179,6 +212,8 @@ scan_rows_build(Rows *rows, RowsFns *fns, const ScanResult *res, const uint32 *s
 			rows->kind[p] &= SCAN_ROW_KIND_MASK;
 	rows->npoints = nkind[GEOM_POINT];
 	rows->nother = nkind[GEOM_OTHER];
+	if (point_z && rows->nother > 0)
+		elog(ERROR, "gpu_dbscan: POINT Z rows of the fast path left unchecked");
 	if (rows->nother > 0)
 	{
 		int64		k = 0;

@@ -55,7 +55,8 @@ extern void scan_check_row(ScanFetch *f, const ScanResult *res, RowsFns *fns, Sr
 						   int64 slot, int64 row);
 
 /*
- * rows (ROWS_GEOMETRY) over the read's rows at slots[b .. e) (slots NULL:
+ * rows (ROWS_GEOMETRY; ROWS_POINT_Z when the read kept Z, its rows checked
+ * as the _3d functions check them) over the read's rows at slots[b .. e) (slots NULL:
  * slots b .. e, used in place when no row carries a reader's flag),
  * non-point rows fetched again; the arrays in the current memory context.
  * check: rows_add's checks too, in that order, row by row only where some

@@ -10,7 +10,8 @@
  * table (no join, inheritance or sample), no aggregate, grouping or
  * set-returning function, every window function gpu_dbscan(geometry, ...),
  * gpu_dbscan_sweep(geometry, ...) or gpu_dbscan_point_type(geometry, ...) of
- * one window, with the geometry a plain column or an expression over the
+ * one window (or every one their _3d form over POINT Z: the read keeps each
+ * point's Z), with the geometry a plain column or an expression over the
  * table and eps and minpoints constants, PARTITION BY / ORDER BY on plain
  * columns of the types sort_keys.c orders, every other column the query
  * needs of a by-value type, and quals without parameters, sub-plans or row
@@ -97,24 +98,33 @@ typedef enum PlanField
 
 /* ---- recognising the query ------------------------------------------------ */
 
-/* Each form's C symbol and SQL name (for its errors). */
+/*
+ * The window functions the node serves: each one's C symbol, SQL name (for
+ * its errors), form, and whether it clusters POINT Z in 3D (the _3d ones).
+ */
 static const struct
 {
 	const char *symbol;
 	const char *name;
+	ScanForm	form;
+	bool		point_z;
 }			forms[] = {
-	[SCAN_IDS] = {"gpu_dbscan_window", "gpu_dbscan"},
-	[SCAN_SWEEP] = {"gpu_dbscan_sweep", "gpu_dbscan_sweep"},
-	[SCAN_POINT_TYPE] = {"gpu_dbscan_point_type", "gpu_dbscan_point_type"},
+	{"gpu_dbscan_window", "gpu_dbscan", SCAN_IDS, false},
+	{"gpu_dbscan_sweep", "gpu_dbscan_sweep", SCAN_SWEEP, false},
+	{"gpu_dbscan_point_type", "gpu_dbscan_point_type", SCAN_POINT_TYPE, false},
+	{"gpu_dbscan_3d_window", "gpu_dbscan_3d", SCAN_IDS, true},
+	{"gpu_dbscan_sweep_3d", "gpu_dbscan_sweep_3d", SCAN_SWEEP, true},
+	{"gpu_dbscan_point_type_3d", "gpu_dbscan_point_type_3d", SCAN_POINT_TYPE, true},
 };
 
 /*
  * Whether fnoid is a window function the node serves (C, this module), and
- * which: the sweep's and the point type's symbols serve float8[] and
- * geography too, which the caller tells apart by the type.
+ * which (its entry of forms[]): the sweep's and the point type's symbols
+ * serve float8[] and geography too, which the caller tells apart by the
+ * type.
  */
 static bool
-window_form(Oid fnoid, ScanForm *form)
+window_form(Oid fnoid, int *which)
 {
 	static Oid	cached[lengthof(forms)];	/* the last of each seen (one overload of several) */
 
@@ -122,7 +132,7 @@ window_form(Oid fnoid, ScanForm *form)
 		if (fnoid == cached[f] || is_module_function(fnoid, forms[f].symbol))
 		{
 			cached[f] = fnoid;
-			*form = (ScanForm) f;
+			*which = f;
 			return true;
 		}
 	return false;
@@ -138,6 +148,7 @@ typedef struct TargetScan
 	AttrNumber	geom_attno;		/* the geometry column, or 0 for: */
 	Expr	   *geom_expr;		/* a geometry expression over the relation */
 	Oid			geom_type;
+	int			point_z;		/* -1: no function yet; else whether they are the _3d ones */
 	List	   *columns;		/* attnos of the Vars outside window functions */
 } TargetScan;
 
@@ -165,12 +176,12 @@ scan_target_walker(Node *node, TargetScan *ts)
 	if (IsA(node, WindowFunc))
 	{
 		WindowFunc *wf = (WindowFunc *) node;
-		ScanForm	form;
+		int			which;
 		Node	   *geom;
 		Node	   *eps;
 		Node	   *minpoints;
 
-		if (!window_form(wf->winfnoid, &form) || list_length(wf->args) != 3 || wf->aggfilter != NULL)
+		if (!window_form(wf->winfnoid, &which) || list_length(wf->args) != 3 || wf->aggfilter != NULL)
 		{
 			ts->ok = false;
 			return false;
@@ -178,8 +189,11 @@ scan_target_walker(Node *node, TargetScan *ts)
 		geom = linitial(wf->args);
 		eps = lsecond(wf->args);
 		minpoints = lthird(wf->args);
+		/* geometry only, every function 2D or every one POINT Z (one read) */
 		if (!IsA(eps, Const) || !IsA(minpoints, Const) ||
-			(form != SCAN_IDS && rows_input_of_type(exprType(geom), false) != ROWS_GEOMETRY) ||
+			rows_input_of_type(exprType(geom), forms[which].point_z) !=
+			(forms[which].point_z ? ROWS_POINT_Z : ROWS_GEOMETRY) ||
+			(ts->point_z >= 0 && ts->point_z != (int) forms[which].point_z) ||
 			(ts->wfuncs != NIL && wf->winref != ts->winref) ||
 			(!is_plain_column(geom, ts->relid) && !geometry_expression_ok(geom, ts->relid)))
 		{
@@ -207,6 +221,7 @@ scan_target_walker(Node *node, TargetScan *ts)
 		}
 		ts->winref = wf->winref;
 		ts->geom_type = exprType(geom);
+		ts->point_z = forms[which].point_z;
 		if (!list_member(ts->wfuncs, wf))
 			ts->wfuncs = lappend(ts->wfuncs, wf);
 		return false;			/* its arguments are read by the scan */
@@ -269,6 +284,7 @@ consider_window_scan(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *windo
 	memset(&ts, 0, sizeof(ts));
 	ts.relid = input_rel->relid;
 	ts.ok = true;
+	ts.point_z = -1;
 	foreach(lc, target->exprs)
 		scan_target_walker((Node *) lfirst(lc), &ts);
 	if (!ts.ok || ts.wfuncs == NIL)
@@ -499,12 +515,17 @@ begin_window_scan(CustomScanState *node, EState *estate, int eflags)
 		Const	   *eps = castNode(Const, lsecond(wf->args));
 		Const	   *minpoints = castNode(Const, lthird(wf->args));
 		ScanFunction *fn = &st->funcs[i];
+		int			which;
 
 		fn->eps_null = eps->constisnull;
 		fn->eps = eps->constisnull ? 0 : DatumGetFloat8(eps->constvalue);
 		fn->minpoints_null = minpoints->constisnull;
-		if (!window_form(wf->winfnoid, &fn->form))
+		if (!window_form(wf->winfnoid, &which))
 			elog(ERROR, "gpu_dbscan: a window function the node does not serve");
+		fn->form = forms[which].form;
+		fn->name = forms[which].name;
+		/* the planner took the node's functions all 2D or all POINT Z */
+		st->scan.req.read_z = forms[which].point_z;
 		fn->nvalues = 1;
 		if (fn->form == SCAN_SWEEP)
 		{
@@ -552,7 +573,7 @@ cluster_partition_range(WindowScanState *st, ScanFetch *fetch, int64 b, int64 e)
 	for (f = 0; f < st->nfuncs; f++)
 	{
 		ScanFunction *fn = &st->funcs[f];
-		const char *name = forms[fn->form].name;
+		const char *name = fn->name;
 		ClusterJob	job;
 		Params		params;
 		int64		nrows = e - b;

@@ -16,7 +16,10 @@
 #include "scan_plan.h"
 #include "sort_keys.h"
 
-/* The window functions the node serves, all over geometry. */
+/*
+ * The window functions the node serves, all over geometry: 2D, or POINT Z
+ * for the _3d ones (gpu_dbscan_3d, ...; then every function of the node).
+ */
 typedef enum ScanForm
 {
 	SCAN_IDS = 0,				/* gpu_dbscan(geom, eps, minpoints) */
@@ -39,6 +42,7 @@ typedef struct ScanFunction
 	int32		minpoints;
 	bool		minpoints_null;
 	ScanForm	form;
+	const char *name;			/* its SQL name, for its errors */
 	Datum		minpoints_array;	/* a sweep's (minpoints_null: NULL) */
 	int			nvalues;		/* 1, or the sweep's array's elements */
 	int			ids_first;

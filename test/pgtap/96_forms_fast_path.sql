@@ -12,8 +12,9 @@
 --   the forms beside gpu_dbscan and each other in one window;
 --   every parameter error, a row's error, a query over no rows;
 --   the query limit on a sweep's ids;
---   what the node does not serve (geography, float8[], POINT Z, a
---   sub-query's array, another window function) plans as before;
+--   what the node does not serve (geography, float8[], a POINT Z form
+--   beside a 2D one, a sub-query's array, another window function) plans
+--   as before;
 --   the partial path under an outer query, with and without the leader;
 --   the planner support functions.
 \ir lib/prelude.sql
@@ -128,8 +129,9 @@ SELECT is(gd_test.fallback_diff($$SELECT id, gpu_dbscan_sweep(geom::geography, 1
 		  NULL, 'a geography sweep: today''s path');
 SELECT is(gd_test.fallback_diff($$SELECT id, gpu_dbscan_sweep(ARRAY[ST_X(geom), ST_Y(geom)], 1, '{2,3}') OVER (ORDER BY id) AS c FROM gd_test.pts WHERE ds = 3$$),
 		  NULL, 'a float8[] sweep: today''s path');
-SELECT is(gd_test.fallback_diff($$SELECT id, gpu_dbscan_sweep_3d(ST_Force3DZ(geom), 1, '{2,3}') OVER (ORDER BY id) AS c FROM gd_test.pts WHERE ds = 3$$),
-		  NULL, 'a POINT Z sweep: today''s path');
+SELECT is(gd_test.fallback_diff($$SELECT id, format('%s/%s', gpu_dbscan_sweep_3d(ST_Force3DZ(geom), 1, '{2,3}') OVER w, gpu_dbscan_sweep(geom, 1, '{2,3}') OVER w) AS c
+								   FROM gd_test.pts WHERE ds = 3 WINDOW w AS (ORDER BY id)$$),
+		  NULL, 'a POINT Z sweep beside a 2D one: today''s path (97_point_z_fast_path: POINT Z alone)');
 SELECT is(gd_test.fallback_diff($$SELECT id, gpu_dbscan_sweep(geom, 1, ARRAY(SELECT generate_series(2, 4))) OVER (ORDER BY id) AS c FROM gd_test.pts WHERE ds = 3$$),
 		  NULL, 'values from a sub-query: today''s path');
 SELECT is(gd_test.fallback_diff($$SELECT id, gpu_dbscan_sweep(geom, 1, '{2,3}') OVER w || row_number() OVER w::int AS c FROM gd_test.pts WHERE ds = 3 WINDOW w AS (ORDER BY id)$$),
@@ -138,8 +140,9 @@ SELECT is(gd_test.fallback_diff($$SELECT id, gpu_dbscan_point_type(geom::geograp
 		  NULL, 'a geography point type: today''s path');
 SELECT is(gd_test.fallback_diff($$SELECT id, gpu_dbscan_point_type(ARRAY[ST_X(geom), ST_Y(geom)], 1, 2) OVER (ORDER BY id) AS c FROM gd_test.pts WHERE ds = 3$$),
 		  NULL, 'a float8[] point type: today''s path');
-SELECT is(gd_test.fallback_diff($$SELECT id, gpu_dbscan_point_type_3d(ST_Force3DZ(geom), 1, 2) OVER (ORDER BY id) AS c FROM gd_test.pts WHERE ds = 3$$),
-		  NULL, 'a POINT Z point type: today''s path');
+SELECT is(gd_test.fallback_diff($$SELECT id, format('%s/%s', gpu_dbscan_point_type_3d(ST_Force3DZ(geom), 1, 2) OVER w, gpu_dbscan_point_type(geom, 1, 2) OVER w) AS c
+								   FROM gd_test.pts WHERE ds = 3 WINDOW w AS (ORDER BY id)$$),
+		  NULL, 'a POINT Z point type beside a 2D one: today''s path');
 
 -- 7. the partial path under an outer query (each participant returns a
 -- share of the rows, every value of each row from the shared output), with
