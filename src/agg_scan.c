@@ -12,8 +12,9 @@
  *
  * It is offered only when it gives the aggregates' answers: one base table
  * (no join, inheritance or sample), every aggregate of the query
- * gpu_dbscan_agg, gpu_dbscan_params or gpu_dbscan_collect over geometry
- * (not _3d, float8[] or geography) over one plain geometry column with
+ * gpu_dbscan_agg, gpu_dbscan_params or gpu_dbscan_collect over geometry, or
+ * every one gpu_dbscan_agg_3d or gpu_dbscan_params_3d over POINT Z (the read
+ * keeps each point's Z; not float8[] or geography) over one plain geometry column with
  * constant eps and minpoints and one ORDER BY of plain columns (or none), no
  * DISTINCT or FILTER inside them, no grouping sets, window or
  * set-returning function, GROUP BY on plain columns of the types
@@ -41,7 +42,7 @@
  *
  * The hook is chained after window_scan.c's (both from _PG_init); the module
  * must be loaded when the query is planned: gpu_dbscan_support is the
- * planner support function of the three transition functions (over
+ * planner support function of the five transition functions (over
  * geometry), which the planner calls as it costs the aggregates.
  */
 #include "postgres.h"
@@ -93,8 +94,6 @@ typedef enum AggKind
 	AGG_COLLECT					/* gpu_dbscan_collect: geometry[], a collection per cluster */
 } AggKind;
 
-#define AGG_NKINDS 4
-
 static create_upper_paths_hook_type prev_create_upper_paths_hook = NULL;
 
 /*
@@ -111,43 +110,59 @@ typedef enum PlanField
 /* ---- recognising the query ------------------------------------------------ */
 
 /*
- * Which of ours aggfnoid is, by its transition and final functions (C, this
- * module): gpu_dbscan_agg, gpu_dbscan_params or gpu_dbscan_collect (any
- * input type: the caller checks the geometry), AGG_NONE for anything else.
+ * The aggregates the node serves, by their transition and final functions
+ * (C, this module), and whether they cluster POINT Z in 3D (the _3d ones;
+ * then every aggregate of the node).
+ */
+static const struct
+{
+	const char *transfn;
+	const char *finalfn;
+	AggKind		kind;
+	bool		point_z;
+}			aggregates[] = {
+	{"gpu_dbscan_agg_transfn", "gpu_dbscan_agg_finalfn", AGG_IDS, false},
+	{"gpu_dbscan_params_transfn", "gpu_dbscan_params_finalfn", AGG_PARAMS, false},
+	{"gpu_dbscan_collect_transfn", "gpu_dbscan_collect_finalfn", AGG_COLLECT, false},
+	{"gpu_dbscan_agg_3d_transfn", "gpu_dbscan_agg_finalfn", AGG_IDS, true},
+	{"gpu_dbscan_params_3d_transfn", "gpu_dbscan_params_finalfn", AGG_PARAMS, true},
+};
+
+/*
+ * Which of ours aggfnoid is (any input type: the caller checks the
+ * geometry), *point_z whether a _3d one; AGG_NONE for anything else.
  */
 static AggKind
-our_aggregate(Oid aggfnoid)
+our_aggregate(Oid aggfnoid, bool *point_z)
 {
-	static Oid	cached[AGG_NKINDS];
+	static Oid	cached[lengthof(aggregates)];
 	HeapTuple	tup;
-	AggKind		kind = AGG_NONE;
+	int			found = -1;
 	int			k;
 
-	for (k = AGG_IDS; k < AGG_NKINDS; k++)
+	for (k = 0; k < lengthof(aggregates); k++)
 		if (aggfnoid == cached[k])
-			return (AggKind) k;
+		{
+			*point_z = aggregates[k].point_z;
+			return aggregates[k].kind;
+		}
 	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggfnoid));
 	if (!HeapTupleIsValid(tup))
 		return AGG_NONE;
 	{
 		Form_pg_aggregate agg = (Form_pg_aggregate) GETSTRUCT(tup);
 
-		if (agg->aggkind != AGGKIND_NORMAL)
-			kind = AGG_NONE;
-		else if (is_module_function(agg->aggtransfn, "gpu_dbscan_agg_transfn") &&
-				 is_module_function(agg->aggfinalfn, "gpu_dbscan_agg_finalfn"))
-			kind = AGG_IDS;
-		else if (is_module_function(agg->aggtransfn, "gpu_dbscan_params_transfn") &&
-				 is_module_function(agg->aggfinalfn, "gpu_dbscan_params_finalfn"))
-			kind = AGG_PARAMS;
-		else if (is_module_function(agg->aggtransfn, "gpu_dbscan_collect_transfn") &&
-				 is_module_function(agg->aggfinalfn, "gpu_dbscan_collect_finalfn"))
-			kind = AGG_COLLECT;
+		for (k = 0; k < lengthof(aggregates) && found < 0 && agg->aggkind == AGGKIND_NORMAL; k++)
+			if (is_module_function(agg->aggtransfn, aggregates[k].transfn) &&
+				is_module_function(agg->aggfinalfn, aggregates[k].finalfn))
+				found = k;
 	}
 	ReleaseSysCache(tup);
-	if (kind != AGG_NONE)
-		cached[kind] = aggfnoid;
-	return kind;
+	if (found < 0)
+		return AGG_NONE;
+	cached[found] = aggfnoid;
+	*point_z = aggregates[found].point_z;
+	return aggregates[found].kind;
 }
 
 /* Whether type is PostGIS's geometry (the transition function is shared with float8[] and geography). */
@@ -172,6 +187,7 @@ typedef struct AggTarget
 	List	   *aggrefs;		/* distinct Aggrefs */
 	AttrNumber	geom_attno;
 	Oid			geom_type;
+	int			point_z;		/* -1: no aggregate yet; else whether they are the _3d ones */
 	Aggref	   *ordered;		/* the first aggregate (with its ORDER BY, if any) */
 	List	   *order;			/* its ORDER BY: (attno, sort operator, nulls first) per key */
 	List	   *vars;			/* attnos of the Vars outside aggregates */
@@ -219,7 +235,8 @@ agg_target_walker(Node *node, AggTarget *at)
 
 		List	   *order;
 		bool		order_ok = true;
-		AggKind		kind = our_aggregate(ag->aggfnoid);
+		bool		point_z = false;
+		AggKind		kind = our_aggregate(ag->aggfnoid, &point_z);
 		bool		arrays = kind == AGG_PARAMS;
 
 		/* three arguments, then the ORDER BY's keys (resjunk) */
@@ -239,6 +256,7 @@ agg_target_walker(Node *node, AggTarget *at)
 			exprType(eps) != (arrays ? FLOAT8ARRAYOID : FLOAT8OID) ||
 			exprType(minpoints) != (arrays ? INT4ARRAYOID : INT4OID) ||
 			!is_geometry_type(exprType(geom)) ||
+			(at->point_z >= 0 && at->point_z != (int) point_z) ||
 			(at->geom_attno != 0 && ((Var *) geom)->varattno != at->geom_attno))
 		{
 			at->ok = false;		/* one geometry column for every aggregate */
@@ -258,6 +276,7 @@ agg_target_walker(Node *node, AggTarget *at)
 		}
 		at->geom_attno = ((Var *) geom)->varattno;
 		at->geom_type = exprType(geom);
+		at->point_z = point_z;
 		if (!list_member(at->aggrefs, ag))
 			at->aggrefs = lappend(at->aggrefs, ag);
 		return false;			/* its arguments are read by the scan */
@@ -317,6 +336,7 @@ consider_agg_scan(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_
 	memset(&at, 0, sizeof(at));
 	at.relid = input_rel->relid;
 	at.ok = true;
+	at.point_z = -1;
 	foreach(lc, target->exprs)
 		agg_target_walker((Node *) lfirst(lc), &at);
 	/* HAVING: evaluated by the node over its groups' rows, as the Agg does */
@@ -498,10 +518,14 @@ begin_agg_scan(CustomScanState *node, EState *estate, int eflags)
 		TargetEntry *te = list_nth_node(TargetEntry, cscan->custom_scan_tlist, st->ncolumns + i);
 		Aggref	   *ag = castNode(Aggref, te->expr);
 		ScanAggregate *a = &st->aggs[i];
+		bool		point_z = false;
 
-		a->kind = our_aggregate(ag->aggfnoid);
-		a->fn = a->kind == AGG_PARAMS ? "gpu_dbscan_params" :
-			a->kind == AGG_COLLECT ? "gpu_dbscan_collect" : "gpu_dbscan_agg";
+		a->kind = our_aggregate(ag->aggfnoid, &point_z);
+		/* the planner took the node's aggregates all 2D or all POINT Z */
+		st->scan.req.read_z = point_z;
+		a->fn = a->kind == AGG_PARAMS ? (point_z ? "gpu_dbscan_params_3d" : "gpu_dbscan_params") :
+			a->kind == AGG_COLLECT ? "gpu_dbscan_collect" :
+			point_z ? "gpu_dbscan_agg_3d" : "gpu_dbscan_agg";
 		a->eps = castNode(Const, lsecond_node(TargetEntry, ag->args)->expr);
 		a->minpoints = castNode(Const, lthird_node(TargetEntry, ag->args)->expr);
 		a->row_type = a->kind == AGG_PARAMS ? get_element_type(ag->aggtype) : InvalidOid;

@@ -12,62 +12,14 @@
 --   within the group), by the parameters, inside the workers' quals;
 --   gpu_dbscan_params and gpu_dbscan_collect, alone and beside it;
 --   queries it does not serve (other aggregates, joins, expressions as
---   arguments, _3d, float8[], ...) plan as before.
+--   arguments, a _3d one over an expression, float8[], ...) plan as before
+--   (97_point_z_fast_path: the _3d ones over a column).
 -- Today's side is the serial Agg over a sequential scan from block 0, a
 -- HashAggregate where grouped (enable_sort off): each group's rows in heap
 -- order, the fast path's order.
 \ir lib/prelude.sql
 \ir lib/fast_path.sql
 \ir lib/equivalence_sets.sql
-
--- Whether q is planned with the aggregate's fast path under the current settings.
-CREATE FUNCTION gd_test.is_agg_fast(q text) RETURNS boolean LANGUAGE sql AS $$
-	SELECT position('GpuDbscanAgg' IN gd_test.plan_of(q)) > 0
-$$;
-
--- The rows of q as text, in output order, or its error.
-CREATE FUNCTION gd_test.agg_rows_or_error(q text) RETURNS text[] LANGUAGE plpgsql AS $$
-DECLARE
-	result	text[];
-BEGIN
-	EXECUTE format('SELECT array_agg(s::text) FROM (%s) s', q) INTO result;
-	RETURN result;
-EXCEPTION WHEN others THEN
-	RETURN ARRAY[gd_test.error_of(q)];
-END
-$$;
-
--- NULL when q gives the same rows in the same order, or the same error,
--- with the fast path (workers) as with today's serial Agg (a HashAggregate
--- where grouped); else what differs.  fast: whether q must plan with the
--- fast path ('not planned' otherwise) or must not ('planned' otherwise).
-CREATE FUNCTION gd_test.agg_diff_of(q text, workers int, fast boolean) RETURNS text
-LANGUAGE plpgsql AS $$
-DECLARE
-	got		text[];
-	want	text[];
-BEGIN
-	PERFORM gd_test.use_fast_path(true, workers);
-	IF gd_test.is_agg_fast(q) IS DISTINCT FROM fast THEN
-		RETURN CASE WHEN fast THEN 'not planned with the fast path' ELSE 'planned with the fast path' END;
-	END IF;
-	got := gd_test.agg_rows_or_error(q);
-	PERFORM gd_test.use_fast_path(false);
-	PERFORM set_config('enable_sort', 'off', true);
-	want := gd_test.agg_rows_or_error(q);
-	PERFORM set_config('enable_sort', 'on', true);
-	PERFORM gd_test.use_fast_path(true, 0);
-	RETURN gd_test.rows_diff(got, want, 'fast', 'Agg');
-END
-$$;
-
-CREATE FUNCTION gd_test.agg_fast_diff(q text, workers int DEFAULT 0) RETURNS text LANGUAGE sql AS $$
-	SELECT gd_test.agg_diff_of(q, workers, true)
-$$;
-
-CREATE FUNCTION gd_test.agg_fallback_diff(q text) RETURNS text LANGUAGE sql AS $$
-	SELECT gd_test.agg_diff_of(q, 2, false)
-$$;
 
 SELECT plan(83 + (SELECT count(*)::int FROM gd_test.cases) + (SELECT count(DISTINCT ds)::int FROM gd_test.cases));
 
@@ -284,11 +236,11 @@ SELECT is(gd_test.agg_fallback_diff('SELECT part, gpu_dbscan_agg(geom, 1, 2) FRO
 SELECT is(gd_test.agg_fallback_diff('SELECT id % 3, gpu_dbscan_agg(geom, 1, 2) FROM gd_test.pts WHERE ds = 3 GROUP BY id % 3 ORDER BY 1'),
 		  NULL, 'GROUP BY an expression: today''s path');
 SELECT is(gd_test.agg_fallback_diff('SELECT gpu_dbscan_agg_3d(ST_Force3DZ(geom), 1, 2) FROM gd_test.pts WHERE ds = 3'),
-		  NULL, 'gpu_dbscan_agg_3d: today''s path');
+		  NULL, 'gpu_dbscan_agg_3d over an expression: today''s path');
 SELECT is(gd_test.agg_fallback_diff('SELECT gpu_dbscan_agg(ARRAY[ST_X(geom), ST_Y(geom)], 1, 2) FROM gd_test.pts WHERE ds = 3'),
 		  NULL, 'float8[] points: today''s path');
 SELECT is(gd_test.agg_fallback_diff('SELECT gpu_dbscan_params_3d(ST_Force3DZ(geom), ''{1}'', ''{2}'') FROM gd_test.pts WHERE ds = 3'),
-		  NULL, 'gpu_dbscan_params_3d: today''s path');
+		  NULL, 'gpu_dbscan_params_3d over an expression: today''s path');
 SELECT is(gd_test.agg_fallback_diff('SELECT gpu_dbscan_collect(ST_Force3DZ(geom), 1, 2) FROM gd_test.pts WHERE ds = 3'),
 		  NULL, 'gpu_dbscan_collect over an expression: today''s path');
 

@@ -13,11 +13,13 @@
 --   under the _3d names;
 --   a 2D and a POINT Z function in one window plan as before;
 --   the partial path under an outer query, with and without the leader;
+--   gpu_dbscan_agg_3d and gpu_dbscan_params_3d through GpuDbscanAgg
+--   against the Agg, grouped or not, with bad rows;
 --   the planner support functions.
 \ir lib/prelude.sql
 \ir lib/fast_path.sql
 
-SELECT plan(63);
+SELECT plan(82);
 
 SELECT setseed(0.97);
 CREATE TABLE gd_test.z (ds int, id int, part int, geom geometry);
@@ -156,11 +158,36 @@ SELECT is(gd_test.partial_diff($$SELECT id, gpu_dbscan_point_type_3d(geom, 0.3, 
 SELECT is(gd_test.partial_diff($$SELECT id, gpu_dbscan_3d(geom, 1, 3) OVER (ORDER BY id) AS c FROM gd_test.zbad$$),
 		  NULL, 'the partial path, bad rows: the same error and row number');
 
--- 7. the planner support functions (3 tests)
+-- 7. the aggregates' fast path (GpuDbscanAgg): gpu_dbscan_agg_3d and
+-- gpu_dbscan_params_3d, grouped or not, the leader alone and two workers
+-- (10 + 7 tests)
+SELECT is(gd_test.agg_fast_diff(format('SELECT ds, gpu_dbscan_agg_3d(geom, %s::float8, %s) AS a FROM gd_test.z WHERE ds = %s GROUP BY ds',
+									   quote_literal(eps), minpoints, ds), w),
+		  NULL, format('gpu_dbscan_agg_3d, %s workers: set %s, eps %s, minpoints %s', w, ds, eps, minpoints))
+FROM gd_test.z_cases, (VALUES (0), (2)) ws(w)
+ORDER BY w, ds;
+SELECT is(gd_test.agg_fast_diff('SELECT part, gpu_dbscan_agg_3d(geom, 0.3, 6 ORDER BY id DESC) AS a FROM gd_test.z WHERE ds = 2 GROUP BY part ORDER BY part', 2),
+		  NULL, 'gpu_dbscan_agg_3d by group, ORDER BY inside, two workers');
+SELECT is(gd_test.agg_fast_diff($$SELECT ds, gpu_dbscan_params_3d(geom, '{0.3,1}', '{3,6}') AS a FROM gd_test.z GROUP BY ds ORDER BY ds$$, 2),
+		  NULL, 'gpu_dbscan_params_3d by set, two workers');
+SELECT is(gd_test.agg_fast_diff('SELECT gpu_dbscan_agg_3d(geom, 1, 5) AS a, gpu_dbscan_params_3d(geom, ''{1}'', ''{5}'') AS p FROM gd_test.zbad WHERE id <= 3000', 0),
+		  NULL, 'both _3d aggregates over one read');
+SELECT is(gd_test.agg_fast_diff('SELECT part, gpu_dbscan_agg_3d(geom, 1, 5) AS a FROM gd_test.zbad GROUP BY part ORDER BY part', 2),
+		  NULL, 'bad rows by group: the same error and row number');
+SELECT is(gd_test.agg_fast_diff('SELECT gpu_dbscan_params_3d(geom, ''{1}'', ''{5}'') AS a FROM gd_test.zbad WHERE id <= 3000 OR id = 3003', 0),
+		  NULL, 'gpu_dbscan_params_3d, a NaN Z: the same error and row number');
+SELECT is(gd_test.agg_fast_diff('SELECT gpu_dbscan_agg_3d(geom, ''NaN'', 5 ORDER BY id) AS a FROM gd_test.z WHERE ds = 3', 0),
+		  NULL, 'gpu_dbscan_agg_3d, eps NaN: the same error');
+SELECT is(gd_test.agg_fallback_diff('SELECT gpu_dbscan_agg_3d(geom, 1, 5) AS a, gpu_dbscan_agg(geom, 1, 5) AS b FROM gd_test.z WHERE ds = 1'),
+		  NULL, 'a 2D and a POINT Z aggregate together: today''s path');
+
+-- 8. the planner support functions (5 tests)
 SELECT is((SELECT prosupport::regproc::text FROM pg_proc WHERE oid = f::regprocedure),
 		  'gpu_dbscan_support', format('%s has the planner support function', f))
 FROM (VALUES ('gpu_dbscan_3d(geometry, float8, int)'), ('gpu_dbscan_sweep_3d(geometry, float8, int[])'),
-			 ('gpu_dbscan_point_type_3d(geometry, float8, int)')) v(f)
+			 ('gpu_dbscan_point_type_3d(geometry, float8, int)'),
+			 ('gpu_dbscan_agg_3d_transfn(internal, geometry, float8, int)'),
+			 ('gpu_dbscan_params_3d_transfn(internal, geometry, float8[], int[])')) v(f)
 ORDER BY f;
 
 SELECT * FROM finish();

@@ -181,3 +181,54 @@ BEGIN
 	RETURN j;
 END
 $$;
+
+-- ---- The aggregates' fast path (GpuDbscanAgg) ----
+
+-- Whether q is planned with the aggregate's fast path under the current settings.
+CREATE OR REPLACE FUNCTION gd_test.is_agg_fast(q text) RETURNS boolean LANGUAGE sql AS $$
+	SELECT position('GpuDbscanAgg' IN gd_test.plan_of(q)) > 0
+$$;
+
+-- The rows of q as text, in output order, or its error.
+CREATE OR REPLACE FUNCTION gd_test.agg_rows_or_error(q text) RETURNS text[] LANGUAGE plpgsql AS $$
+DECLARE
+	result	text[];
+BEGIN
+	EXECUTE format('SELECT array_agg(s::text) FROM (%s) s', q) INTO result;
+	RETURN result;
+EXCEPTION WHEN others THEN
+	RETURN ARRAY[gd_test.error_of(q)];
+END
+$$;
+
+-- NULL when q gives the same rows in the same order, or the same error,
+-- with the fast path (workers) as with today's serial Agg (a HashAggregate
+-- where grouped); else what differs.  fast: whether q must plan with the
+-- fast path ('not planned' otherwise) or must not ('planned' otherwise).
+CREATE OR REPLACE FUNCTION gd_test.agg_diff_of(q text, workers int, fast boolean) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+	got		text[];
+	want	text[];
+BEGIN
+	PERFORM gd_test.use_fast_path(true, workers);
+	IF gd_test.is_agg_fast(q) IS DISTINCT FROM fast THEN
+		RETURN CASE WHEN fast THEN 'not planned with the fast path' ELSE 'planned with the fast path' END;
+	END IF;
+	got := gd_test.agg_rows_or_error(q);
+	PERFORM gd_test.use_fast_path(false);
+	PERFORM set_config('enable_sort', 'off', true);
+	want := gd_test.agg_rows_or_error(q);
+	PERFORM set_config('enable_sort', 'on', true);
+	PERFORM gd_test.use_fast_path(true, 0);
+	RETURN gd_test.rows_diff(got, want, 'fast', 'Agg');
+END
+$$;
+
+CREATE OR REPLACE FUNCTION gd_test.agg_fast_diff(q text, workers int DEFAULT 0) RETURNS text LANGUAGE sql AS $$
+	SELECT gd_test.agg_diff_of(q, workers, true)
+$$;
+
+CREATE OR REPLACE FUNCTION gd_test.agg_fallback_diff(q text) RETURNS text LANGUAGE sql AS $$
+	SELECT gd_test.agg_diff_of(q, 2, false)
+$$;
