@@ -20,9 +20,9 @@
  * ids copied out of it afterwards).  The backend fills a free slot (QUEUED),
  * sets the worker's latch and sleeps on its own latch; the worker takes the
  * slot (RUNNING), attaches the segments, runs the job on them through
- * core_points_run (the backends' one dispatch), detaches, marks the slot DONE with the status, message and
- * statistics, and sets the backend's latch.  The backend frees the slot and
- * the request's segment.
+ * core_points_run (the backends' one dispatch), detaches, marks the slot
+ * DONE with the status, message and statistics, and sets the backend's
+ * latch.  The backend frees the slot and the request's segment.
  *
  * Failure paths, none of which takes a user's query down with the worker:
  *  - cancel, statement_timeout or terminate of the backend while it waits:
