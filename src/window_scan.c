@@ -191,8 +191,7 @@ scan_target_walker(Node *node, TargetScan *ts)
 		minpoints = lthird(wf->args);
 		/* geometry only, every function 2D or every one POINT Z (one read) */
 		if (!IsA(eps, Const) || !IsA(minpoints, Const) ||
-			rows_input_of_type(exprType(geom), forms[which].point_z) !=
-			(forms[which].point_z ? ROWS_POINT_Z : ROWS_GEOMETRY) ||
+			rows_input_of_type(exprType(geom), false) != ROWS_GEOMETRY ||
 			(ts->point_z >= 0 && ts->point_z != (int) forms[which].point_z) ||
 			(ts->wfuncs != NIL && wf->winref != ts->winref) ||
 			(!is_plain_column(geom, ts->relid) && !geometry_expression_ok(geom, ts->relid)))
@@ -517,8 +516,9 @@ begin_window_scan(CustomScanState *node, EState *estate, int eflags)
 		ScanFunction *fn = &st->funcs[i];
 		int			which;
 
+		fn->eps = eps->constvalue;
 		fn->eps_null = eps->constisnull;
-		fn->eps = eps->constisnull ? 0 : DatumGetFloat8(eps->constvalue);
+		fn->minpoints = minpoints->constvalue;
 		fn->minpoints_null = minpoints->constisnull;
 		if (!window_form(wf->winfnoid, &which))
 			elog(ERROR, "gpu_dbscan: a window function the node does not serve");
@@ -527,19 +527,13 @@ begin_window_scan(CustomScanState *node, EState *estate, int eflags)
 		/* the planner took the node's functions all 2D or all POINT Z */
 		st->scan.req.read_z = forms[which].point_z;
 		fn->nvalues = 1;
-		if (fn->form == SCAN_SWEEP)
+		if (fn->form == SCAN_SWEEP && !minpoints->constisnull)
 		{
-			fn->minpoints_array = minpoints->constvalue;
-			if (!minpoints->constisnull)
-			{
-				/* every element, whatever the dimensions: the partition's read checks them */
-				ArrayType  *a = DatumGetArrayTypeP(minpoints->constvalue);
+			/* every element, whatever the dimensions: the partition's read checks them */
+			ArrayType  *a = DatumGetArrayTypeP(minpoints->constvalue);
 
-				fn->nvalues = ArrayGetNItems(ARR_NDIM(a), ARR_DIMS(a));
-			}
+			fn->nvalues = ArrayGetNItems(ARR_NDIM(a), ARR_DIMS(a));
 		}
-		else
-			fn->minpoints = minpoints->constisnull ? 0 : DatumGetInt32(minpoints->constvalue);
 		fn->ids_first = st->nids;
 		st->nids += fn->nvalues;
 	}
@@ -580,19 +574,8 @@ cluster_partition_range(WindowScanState *st, ScanFetch *fetch, int64 b, int64 e)
 		bool		in_place;
 
 		/* the window function's parameter checks, on the values params_read_window reads */
-		if (fn->form == SCAN_SWEEP)
-			params_read_values(Float8GetDatum(fn->eps), fn->eps_null, fn->minpoints_array,
-							   fn->minpoints_null, false, true, name, &params,
-							   CurrentMemoryContext);
-		else
-		{
-			params.neps = 1;
-			params.eps = &fn->eps;
-			params.eps_null = &fn->eps_null;
-			params.nminpoints = 1;
-			params.minpoints = &fn->minpoints;
-			params.minpoints_null = &fn->minpoints_null;
-		}
+		params_read_values(fn->eps, fn->eps_null, fn->minpoints, fn->minpoints_null, false,
+						   fn->form == SCAN_SWEEP, name, &params, CurrentMemoryContext);
 		memset(&job, 0, sizeof(job));
 		job.minpoints = params_check(&params, name);
 		if (params.nminpoints != fn->nvalues)
@@ -611,7 +594,7 @@ cluster_partition_range(WindowScanState *st, ScanFetch *fetch, int64 b, int64 e)
 		 * the node's layout (one value, or one partition of every row).
 		 */
 		in_place = fn->nvalues == 1 || nrows == fn->ids_stride;
-		job.eps = fn->eps;
+		job.eps = params.eps[0];
 		job.nminpoints = params.nminpoints;
 		job.ids = in_place ? fn->ids + b :
 			gd_alloc_charged(CurrentMemoryContext, nrows * fn->nvalues * sizeof(int32),

@@ -28,22 +28,21 @@ typedef enum ScanForm
 } ScanForm;
 
 /*
- * One window function of the node: its parameters and the ids in output
- * order (for a point type, its gd_point_type, or POINT_TYPE_NULL_ROW).  gpu_dbscan_sweep keeps its minpoints array as the plan's constant
- * (read and checked by each partition, as the window function reads it)
- * and nvalues ids a row: value k's at ids[k * ids_stride + p].  In a block
- * of ids for every function (the partial path's output), its values' come
- * after ids_first others.
+ * One window function of the node: its parameters, the plan's constants
+ * (read and checked by each partition, as the window function reads them),
+ * and the ids in output order (for a point type, its gd_point_type, or
+ * POINT_TYPE_NULL_ROW).  A sweep has nvalues ids a row: value k's at
+ * ids[k * ids_stride + p].  In a block of ids for every function (the
+ * partial path's output), its values' come after ids_first others.
  */
 typedef struct ScanFunction
 {
-	double		eps;
+	Datum		eps;			/* float8 */
 	bool		eps_null;
-	int32		minpoints;
+	Datum		minpoints;		/* int, or a sweep's int[] */
 	bool		minpoints_null;
 	ScanForm	form;
 	const char *name;			/* its SQL name, for its errors */
-	Datum		minpoints_array;	/* a sweep's (minpoints_null: NULL) */
 	int			nvalues;		/* 1, or the sweep's array's elements */
 	int			ids_first;
 	int32	   *ids;
