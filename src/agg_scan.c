@@ -88,7 +88,6 @@
 /* The aggregates it serves (over geometry): their final functions' results. */
 typedef enum AggKind
 {
-	AGG_NONE = 0,
 	AGG_IDS,					/* gpu_dbscan_agg: int[] of ids */
 	AGG_PARAMS,					/* gpu_dbscan_params: gpu_dbscan_params_row[] */
 	AGG_COLLECT					/* gpu_dbscan_collect: geometry[], a collection per cluster */
@@ -111,29 +110,30 @@ typedef enum PlanField
 
 /*
  * The aggregates the node serves, by their transition and final functions
- * (C, this module), and whether they cluster POINT Z in 3D (the _3d ones;
- * then every aggregate of the node).
+ * (C, this module): each one's SQL name (for its errors), kind, and whether
+ * it clusters POINT Z in 3D (the _3d ones; then every aggregate of the node).
  */
 static const struct
 {
 	const char *transfn;
 	const char *finalfn;
+	const char *name;
 	AggKind		kind;
 	bool		point_z;
 }			aggregates[] = {
-	{"gpu_dbscan_agg_transfn", "gpu_dbscan_agg_finalfn", AGG_IDS, false},
-	{"gpu_dbscan_params_transfn", "gpu_dbscan_params_finalfn", AGG_PARAMS, false},
-	{"gpu_dbscan_collect_transfn", "gpu_dbscan_collect_finalfn", AGG_COLLECT, false},
-	{"gpu_dbscan_agg_3d_transfn", "gpu_dbscan_agg_finalfn", AGG_IDS, true},
-	{"gpu_dbscan_params_3d_transfn", "gpu_dbscan_params_finalfn", AGG_PARAMS, true},
+	{"gpu_dbscan_agg_transfn", "gpu_dbscan_agg_finalfn", "gpu_dbscan_agg", AGG_IDS, false},
+	{"gpu_dbscan_params_transfn", "gpu_dbscan_params_finalfn", "gpu_dbscan_params", AGG_PARAMS, false},
+	{"gpu_dbscan_collect_transfn", "gpu_dbscan_collect_finalfn", "gpu_dbscan_collect", AGG_COLLECT, false},
+	{"gpu_dbscan_agg_3d_transfn", "gpu_dbscan_agg_finalfn", "gpu_dbscan_agg_3d", AGG_IDS, true},
+	{"gpu_dbscan_params_3d_transfn", "gpu_dbscan_params_finalfn", "gpu_dbscan_params_3d", AGG_PARAMS, true},
 };
 
 /*
- * Which of ours aggfnoid is (any input type: the caller checks the
- * geometry), *point_z whether a _3d one; AGG_NONE for anything else.
+ * Which of ours aggfnoid is, its entry of aggregates[] (any input type: the
+ * caller checks the geometry); -1 for anything else.
  */
-static AggKind
-our_aggregate(Oid aggfnoid, bool *point_z)
+static int
+our_aggregate(Oid aggfnoid)
 {
 	static Oid	cached[lengthof(aggregates)];
 	HeapTuple	tup;
@@ -142,13 +142,10 @@ our_aggregate(Oid aggfnoid, bool *point_z)
 
 	for (k = 0; k < lengthof(aggregates); k++)
 		if (aggfnoid == cached[k])
-		{
-			*point_z = aggregates[k].point_z;
-			return aggregates[k].kind;
-		}
+			return k;
 	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggfnoid));
 	if (!HeapTupleIsValid(tup))
-		return AGG_NONE;
+		return -1;
 	{
 		Form_pg_aggregate agg = (Form_pg_aggregate) GETSTRUCT(tup);
 
@@ -158,11 +155,9 @@ our_aggregate(Oid aggfnoid, bool *point_z)
 				found = k;
 	}
 	ReleaseSysCache(tup);
-	if (found < 0)
-		return AGG_NONE;
-	cached[found] = aggfnoid;
-	*point_z = aggregates[found].point_z;
-	return aggregates[found].kind;
+	if (found >= 0)
+		cached[found] = aggfnoid;
+	return found;
 }
 
 /* Whether type is PostGIS's geometry (the transition function is shared with float8[] and geography). */
@@ -235,12 +230,12 @@ agg_target_walker(Node *node, AggTarget *at)
 
 		List	   *order;
 		bool		order_ok = true;
-		bool		point_z = false;
-		AggKind		kind = our_aggregate(ag->aggfnoid, &point_z);
-		bool		arrays = kind == AGG_PARAMS;
+		int			which = our_aggregate(ag->aggfnoid);
+		bool		point_z = which >= 0 && aggregates[which].point_z;
+		bool		arrays = which >= 0 && aggregates[which].kind == AGG_PARAMS;
 
 		/* three arguments, then the ORDER BY's keys (resjunk) */
-		if (kind == AGG_NONE || list_length(ag->args) < 3 ||
+		if (which < 0 || list_length(ag->args) < 3 ||
 			list_length(ag->args) != 3 + list_length(ag->aggorder) ||
 			ag->aggdistinct != NIL || ag->aggfilter != NULL ||
 			ag->aggstar || ag->aggvariadic || ag->agglevelsup != 0 ||
@@ -518,14 +513,14 @@ begin_agg_scan(CustomScanState *node, EState *estate, int eflags)
 		TargetEntry *te = list_nth_node(TargetEntry, cscan->custom_scan_tlist, st->ncolumns + i);
 		Aggref	   *ag = castNode(Aggref, te->expr);
 		ScanAggregate *a = &st->aggs[i];
-		bool		point_z = false;
+		int			which = our_aggregate(ag->aggfnoid);
 
-		a->kind = our_aggregate(ag->aggfnoid, &point_z);
+		if (which < 0)
+			elog(ERROR, "gpu_dbscan: an aggregate the node does not serve");
+		a->kind = aggregates[which].kind;
+		a->fn = aggregates[which].name;
 		/* the planner took the node's aggregates all 2D or all POINT Z */
-		st->scan.req.read_z = point_z;
-		a->fn = a->kind == AGG_PARAMS ? (point_z ? "gpu_dbscan_params_3d" : "gpu_dbscan_params") :
-			a->kind == AGG_COLLECT ? "gpu_dbscan_collect" :
-			point_z ? "gpu_dbscan_agg_3d" : "gpu_dbscan_agg";
+		st->scan.req.read_z = aggregates[which].point_z;
 		a->eps = castNode(Const, lsecond_node(TargetEntry, ag->args)->expr);
 		a->minpoints = castNode(Const, lthird_node(TargetEntry, ag->args)->expr);
 		a->row_type = a->kind == AGG_PARAMS ? get_element_type(ag->aggtype) : InvalidOid;
