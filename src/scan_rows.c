@@ -108,10 +108,10 @@ scan_rows_build(Rows *rows, RowsFns *fns, const ScanResult *res, const uint32 *s
 	int64		nkind[SCAN_ROW_KIND_MASK + 1] = {0};
 	int64		nflagged = 0;
 	int64		p;
-	double	   *x;
-	double	   *y;
-	double	   *z = NULL;
 	bool		point_z = res->z != NULL;
+	double	   *src[3] = {res->x, res->y, res->z};	/* the read's coordinates */
+	int			dims = point_z ? 3 : 2;
+	int			d;
 	bool		in_place = false;
 
 	memset(rows, 0, sizeof(*rows));
@@ -119,7 +119,7 @@ scan_rows_build(Rows *rows, RowsFns *fns, const ScanResult *res, const uint32 *s
 	rows->fns = fns;
 	rows->cxt = CurrentMemoryContext;
 	rows->nrows = rows->cap = n;
-	rows->dims = point_z ? 3 : 2;
+	rows->dims = dims;
 	/* the reader's flags must not reach the core: in place only without them */
 	if (slots == NULL)
 	{
@@ -131,38 +131,24 @@ scan_rows_build(Rows *rows, RowsFns *fns, const ScanResult *res, const uint32 *s
 	if (in_place)
 	{
 		rows->kind = res->kind + b;
-		x = res->x + b;
-		y = res->y + b;
-		if (point_z)
-			z = res->z + b;
+		for (d = 0; d < dims; d++)
+			rows->coord[d] = src[d] + b;
 	}
 	else
 	{
 		/* a big partition's copy where the GPU worker reads it in place */
-		int			dims = rows->dims;
 		char	   *shared = res->share_with_gpu && n >= SHARE_MIN_ROWS ?
 			gd_gpu_worker_alloc_in(rows->cxt, n * (dims * sizeof(double) + sizeof(uint8))) : NULL;
 
-		if (shared)
+		for (d = 0; d < dims; d++)
 		{
-			x = (double *) shared;
-			y = x + n;
-			z = point_z ? y + n : NULL;
-			rows->kind = (uint8 *) (x + dims * n);
+			rows->coord[d] = shared ? (double *) shared + d * n :
+				MemoryContextAllocHuge(rows->cxt, Max(n, 1) * sizeof(double));
+			prefault_write(rows->coord[d], n * sizeof(double));
 		}
-		else
-		{
-			rows->kind = MemoryContextAllocHuge(rows->cxt, Max(n, 1) * sizeof(uint8));
-			x = MemoryContextAllocHuge(rows->cxt, Max(n, 1) * sizeof(double));
-			y = MemoryContextAllocHuge(rows->cxt, Max(n, 1) * sizeof(double));
-			if (point_z)
-				z = MemoryContextAllocHuge(rows->cxt, Max(n, 1) * sizeof(double));
-		}
+		rows->kind = shared ? (uint8 *) ((double *) shared + dims * n) :
+			MemoryContextAllocHuge(rows->cxt, Max(n, 1) * sizeof(uint8));
 		prefault_write(rows->kind, n * sizeof(uint8));
-		prefault_write(x, n * sizeof(double));
-		prefault_write(y, n * sizeof(double));
-		if (z)
-			prefault_write(z, n * sizeof(double));
 		for (p = 0; p < n; p++)
 		{
 			int64		s = slots ? (int64) slots[b + p] : b + p;
@@ -170,15 +156,10 @@ scan_rows_build(Rows *rows, RowsFns *fns, const ScanResult *res, const uint32 *s
 			if ((p & 0xFFFF) == 0)
 				CHECK_FOR_INTERRUPTS();
 			rows->kind[p] = res->kind[s];
-			x[p] = res->x[s];
-			y[p] = res->y[s];
-			if (z)
-				z[p] = res->z[s];
+			for (d = 0; d < dims; d++)
+				rows->coord[d][p] = src[d][s];
 		}
 	}
-	rows->coord[0] = x;
-	rows->coord[1] = y;
-	rows->coord[2] = z;
 	for (p = 0; p < n; p++)
 	{
 		uint8		k = rows->kind[p];
