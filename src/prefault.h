@@ -7,7 +7,8 @@
  * at a time took 250-360 ms on the 2-core CI machine, where one
  * madvise(MADV_POPULATE_WRITE) and the same writes took 70 ms.  The fast
  * path's arrays (the parallel read's, the window's order, the ids) are
- * written whole right after they are made, so they are populated first.
+ * written whole right after they are made, so they are populated first;
+ * a range of 64 MB or more is split over threads (up to eight).
  */
 #ifndef GPU_DBSCAN_PREFAULT_H
 #define GPU_DBSCAN_PREFAULT_H
