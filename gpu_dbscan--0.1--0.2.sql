@@ -578,7 +578,7 @@ AS 'MODULE_PATHNAME', 'gpu_dbscan_support'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 COMMENT ON FUNCTION gpu_dbscan_support(internal) IS
-'Planner support of gpu_dbscan(geometry, float8, int), gpu_dbscan_sweep(geometry, float8, int[]), gpu_dbscan_point_type(geometry, float8, int), their _3d forms over POINT Z and of the transition functions of gpu_dbscan_agg, gpu_dbscan_params and gpu_dbscan_collect over geometry and of gpu_dbscan_agg_3d and gpu_dbscan_params_3d: loads the module while the query is planned, so that their fast paths (gpu_dbscan.fast_path) can be planned';
+'Planner support of gpu_dbscan(geometry, float8, int), gpu_dbscan_sweep(geometry, float8, int[]), gpu_dbscan_point_type(geometry, float8, int), their _3d forms over POINT Z, the three over float8[] and of the transition functions of gpu_dbscan_agg, gpu_dbscan_params and gpu_dbscan_collect over geometry and of gpu_dbscan_agg_3d and gpu_dbscan_params_3d: loads the module while the query is planned, so that their fast paths (gpu_dbscan.fast_path) can be planned';
 
 ALTER FUNCTION gpu_dbscan(geometry, float8, int) SUPPORT gpu_dbscan_support;
 ALTER FUNCTION gpu_dbscan_sweep(geometry, float8, int[]) SUPPORT gpu_dbscan_support;
@@ -586,6 +586,9 @@ ALTER FUNCTION gpu_dbscan_point_type(geometry, float8, int) SUPPORT gpu_dbscan_s
 ALTER FUNCTION gpu_dbscan_3d(geometry, float8, int) SUPPORT gpu_dbscan_support;
 ALTER FUNCTION gpu_dbscan_sweep_3d(geometry, float8, int[]) SUPPORT gpu_dbscan_support;
 ALTER FUNCTION gpu_dbscan_point_type_3d(geometry, float8, int) SUPPORT gpu_dbscan_support;
+ALTER FUNCTION gpu_dbscan(float8[], float8, int) SUPPORT gpu_dbscan_support;
+ALTER FUNCTION gpu_dbscan_sweep(float8[], float8, int[]) SUPPORT gpu_dbscan_support;
+ALTER FUNCTION gpu_dbscan_point_type(float8[], float8, int) SUPPORT gpu_dbscan_support;
 
 -- The aggregates' fast path (agg_scan.c, custom scan GpuDbscanAgg): the
 -- planner costs gpu_dbscan_agg, gpu_dbscan_params and gpu_dbscan_collect

@@ -63,7 +63,24 @@ CREATE UNLOGGED TABLE {table} AS
   FROM generate_series(0, {n} - 1) AS i;
 """
 
-GENERATORS = {"uniform": UNIFORM_SQL, "blobs": BLOBS_SQL, "parts": PARTS_SQL}
+# float8[] points (column p): {coords} is the array's expression, e.g.
+# ARRAY[random() * 1000, random() * 1000, random()]::float8[]; in partitions
+# of {m} rows (column part) for parts_array.
+UNIFORM_ARRAY_SQL = """
+SELECT setseed({seed});
+CREATE UNLOGGED TABLE {table} AS
+  SELECT i AS id, {coords} AS p
+  FROM generate_series(0, {n} - 1) AS i;
+"""
+PARTS_ARRAY_SQL = """
+SELECT setseed({seed});
+CREATE UNLOGGED TABLE {table} AS
+  SELECT i AS id, i / {m} AS part, {coords} AS p
+  FROM generate_series(0, {n} - 1) AS i;
+"""
+
+GENERATORS = {"uniform": UNIFORM_SQL, "blobs": BLOBS_SQL, "parts": PARTS_SQL,
+              "uniform_array": UNIFORM_ARRAY_SQL, "parts_array": PARTS_ARRAY_SQL}
 
 # Settings of every session: a deterministic serial scan from block 0, no JIT.
 SESSION_SETTINGS = [

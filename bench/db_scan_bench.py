@@ -20,6 +20,11 @@ consuming the whole window output through max():
   parts: fast path off / on        ... OVER (PARTITION BY part) on the partitioned table
   ST_ClusterDBSCAN                 once, up to --postgis-max-size rows
 
+With --input array, the same queries over float8[] points of --dims
+coordinates (column p: the first two uniform in [0,1000], the others in
+[0,1)), gpu_dbscan(p, ...) and sum(p[1]) for the floors (window queries
+only).
+
 With --queries aggregate (or window,aggregate), gpu_dbscan_agg's fast path
 (custom scan GpuDbscanAgg) beside today's Agg, each query consuming the array
 through cardinality():
@@ -78,9 +83,14 @@ def par(workers):
             "SET gpu_dbscan.scan_workers = %d" % workers]
 
 
-def window_sql(table, eps, mp, over):
-    return ("SELECT max(c) FROM (SELECT gpu_dbscan(geom, %s, %s) OVER (%s) c FROM %s) s"
-            % (eps, mp, over, table))
+def window_sql(table, eps, mp, over, col="geom"):
+    return ("SELECT max(c) FROM (SELECT gpu_dbscan(%s, %s, %s) OVER (%s) c FROM %s) s"
+            % (col, eps, mp, over, table))
+
+
+def array_coords(dims):
+    """The float8[] generators' point: two coordinates in [0,1000], the others in [0,1)."""
+    return "ARRAY[%s]::float8[]" % ", ".join(["random() * 1000"] * 2 + ["random()"] * (dims - 2))
 
 
 def agg_sql(table, eps, mp, grouped):
@@ -103,9 +113,9 @@ def check_agg_same(table, eps, mp, grouped):
         return int(s.value("SELECT count(*) FROM f FULL JOIN w USING (part) WHERE f.a IS DISTINCT FROM w.a"))
 
 
-def check_same(table, eps, mp, over):
+def check_same(table, eps, mp, over, col="geom"):
     """Rows whose id differs between the fast path and the WindowAgg (0 = identical)."""
-    q = "SELECT id, gpu_dbscan(geom, %s, %s) OVER (%s) c FROM %s" % (eps, mp, over, table)
+    q = "SELECT id, gpu_dbscan(%s, %s, %s) OVER (%s) c FROM %s" % (col, eps, mp, over, table)
     with Session(SESSION_SETTINGS + ["SET gpu_dbscan.scan_workers = 2"]) as s:
         s.run("CREATE TEMP TABLE f AS " + q)
         s.run("SET gpu_dbscan.fast_path = off")
@@ -114,22 +124,22 @@ def check_same(table, eps, mp, over):
                    ) + abs(int(s.value("SELECT count(*) FROM f")) - int(s.value("SELECT count(*) FROM w")))
 
 
-def add_window(add, be, par, uni, parts, eps, mp, w, args):
+def add_window(add, be, par, uni, parts, eps, mp, w, args, col):
     """The window function's queries (see the file comment)."""
     add("window OVER (), fast path off", be + ["SET gpu_dbscan.fast_path = off"],
-        window_sql(uni, eps, mp, ""))
-    add("fast path OVER (), %d workers" % w, be + par(w), window_sql(uni, eps, mp, ""))
+        window_sql(uni, eps, mp, "", col))
+    add("fast path OVER (), %d workers" % w, be + par(w), window_sql(uni, eps, mp, "", col))
     if w > 0:
         # the node's own workers read, one backend returns every row (no partial path)
         add("fast path OVER (), %d workers, no Gather" % w,
-            be + par(w) + ["SET max_parallel_workers_per_gather = 0"], window_sql(uni, eps, mp, ""))
-    add("fast path OVER (), leader alone", be + par(0), window_sql(uni, eps, mp, ""))
+            be + par(w) + ["SET max_parallel_workers_per_gather = 0"], window_sql(uni, eps, mp, "", col))
+    add("fast path OVER (), leader alone", be + par(0), window_sql(uni, eps, mp, "", col))
     add("fast path OVER (ORDER BY id), %d workers" % w, be + par(w),
-        window_sql(uni, eps, mp, "ORDER BY id"))
+        window_sql(uni, eps, mp, "ORDER BY id", col))
     add("%d partitions, fast path off" % args.partitions, be + ["SET gpu_dbscan.fast_path = off"],
-        window_sql(parts, eps, mp, "PARTITION BY part"))
+        window_sql(parts, eps, mp, "PARTITION BY part", col))
     add("%d partitions, fast path, %d workers" % (args.partitions, w), be + par(w),
-        window_sql(parts, eps, mp, "PARTITION BY part"))
+        window_sql(parts, eps, mp, "PARTITION BY part", col))
 
 
 def main():
@@ -144,6 +154,9 @@ def main():
     ap.add_argument("--postgis-max-size", default="200k")
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--queries", default="window", help="window, aggregate, or both (comma-separated)")
+    ap.add_argument("--input", default="geometry", choices=["geometry", "array"],
+                    help="geometry points, or float8[] points of --dims coordinates (window only)")
+    ap.add_argument("--dims", type=int, default=3, help="coordinates of --input array")
     ap.add_argument("--regenerate", action="store_true")
     ap.add_argument("--budget", type=float, default=None, help="seconds; later measurements are skipped")
     ap.add_argument("--prepare-only", action="store_true", help="make the tables, measure nothing")
@@ -159,15 +172,23 @@ def main():
         s.run("CREATE EXTENSION IF NOT EXISTS gpu_dbscan")
         log(s.value("SELECT 'server ' || current_setting('server_version') || ', cores ' || "
                     "current_setting('max_worker_processes') || ' worker processes'"))
-    print("| rows | query | seconds | / serial sum(ST_X) | / parallel sum(ST_X) | peak RSS B/row |")
+    x = "p[1]" if args.input == "array" else "ST_X"
+    print("| rows | query | seconds | / serial sum(%s) | / parallel sum(%s) | peak RSS B/row |" % (x, x))
     print("|---|---|---|---|---|---|")
     for size in args.sizes.split(","):
         n = parse_size(size)
         uni = "gd_scan_uniform_%s" % size_label(n).lower()
         parts = "gd_scan_parts_%s" % size_label(n).lower()
-        ensure_table(uni, "uniform", n, 0.42, args.regenerate, side=1000)
-        ensure_table(parts, "parts", n, 0.42, args.regenerate, side=1000,
-                     m=max(1, n // args.partitions))
+        m = max(1, n // args.partitions)
+        if args.input == "array":
+            uni, parts = uni + "_a%d" % args.dims, parts + "_a%d" % args.dims
+            ensure_table(uni, "uniform_array", n, 0.42, args.regenerate, coords=array_coords(args.dims))
+            ensure_table(parts, "parts_array", n, 0.42, args.regenerate, m=m,
+                         coords=array_coords(args.dims))
+        else:
+            ensure_table(uni, "uniform", n, 0.42, args.regenerate, side=1000)
+            ensure_table(parts, "parts", n, 0.42, args.regenerate, side=1000, m=m)
+        col, x = ("p", "p[1]") if args.input == "array" else ("geom", "ST_X(geom)")
         for t in (uni, parts):
             with Session(SESSION_SETTINGS) as s:
                 s.run("VACUUM ANALYZE %s" % t)
@@ -191,9 +212,9 @@ def main():
 
         add("count(*) serial", [], "SELECT count(*) FROM %s" % uni)
         add("count(*) %d workers" % w, par(w), "SELECT count(*) FROM %s" % uni)
-        ser = add("sum(ST_X) serial", [], "SELECT sum(ST_X(geom)) FROM %s" % uni)
-        psum = add("sum(ST_X) %d workers" % w, par(w), "SELECT sum(ST_X(geom)) FROM %s" % uni)
-        queries = args.queries.split(",")
+        ser = add("sum(%s) serial" % x, [], "SELECT sum(%s) FROM %s" % (x, uni))
+        psum = add("sum(%s) %d workers" % (x, w), par(w), "SELECT sum(%s) FROM %s" % (x, uni))
+        queries = args.queries.split(",") if args.input == "geometry" else ["window"]
         if "aggregate" in queries:
             off = ["SET gpu_dbscan.fast_path = off"]
             add("gpu_dbscan_agg, fast path off, serial", be + off + par(0), agg_sql(uni, eps, mp, False))
@@ -206,8 +227,8 @@ def main():
             add("GROUP BY part (%d groups), fast path, %d workers" % (args.partitions, w),
                 be + par(w), agg_sql(parts, eps, mp, True))
         if "window" in queries:
-            add_window(add, be, par, uni, parts, eps, mp, w, args)
-        if n <= parse_size(args.postgis_max_size) and "window" in queries:
+            add_window(add, be, par, uni, parts, eps, mp, w, args, col)
+        if n <= parse_size(args.postgis_max_size) and "window" in queries and args.input == "geometry":
             add("ST_ClusterDBSCAN OVER ()", [],
                 "SELECT max(c) FROM (SELECT ST_ClusterDBSCAN(geom, %s, %s) OVER () c FROM %s) s"
                 % (eps, mp, uni), runs=1)
@@ -222,7 +243,7 @@ def main():
                 "%.0f" % (grow * 1024.0 / n) if grow is not None else ""))
         if args.check and not budget.over() and "window" in queries:
             for t, over in ((uni, "ORDER BY id"), (parts, "PARTITION BY part ORDER BY id")):
-                d = check_same(t, eps, mp, over)
+                d = check_same(t, eps, mp, over, col)
                 print("- check %s OVER (%s): %d rows differ" % (t, over, d))
                 failed |= d != 0
         if args.check and not budget.over() and "aggregate" in queries:

@@ -664,7 +664,7 @@ group_value(void *arg, int64 row)
 {
 	GroupValues *gv = (GroupValues *) arg;
 
-	return scan_fetch_geometry(gv->fetch, &gv->st->scan.res.tid[slot_at(gv->st, gv->b + row)]);
+	return scan_fetch_value(gv->fetch, &gv->st->scan.res.tid[slot_at(gv->st, gv->b + row)]);
 }
 
 /* A final function's result for group g, copied into the node's memory. */

@@ -39,6 +39,7 @@
 #include "access/table.h"
 #include "access/tableam.h"
 #include "access/xact.h"
+#include "catalog/pg_type.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
@@ -47,6 +48,7 @@
 #include "optimizer/plancat.h"
 #include "port/atomics.h"
 #include "storage/bufmgr.h"
+#include "utils/array.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
@@ -57,6 +59,9 @@
 #include "shm_room.h"
 
 PGDLLEXPORT void gd_parallel_read_main(dsm_segment *seg, shm_toc *toc);
+
+/* Rows parallel_read_array_dims looks at for a non-NULL value. */
+#define ARRAY_DIMS_PEEK 1000
 
 /* Slots a participant claims at a time. */
 #define SCAN_CLAIM 4096
@@ -82,7 +87,8 @@ typedef struct ScanShared
 	int			ncolumns;
 	AttrNumber	columns[SCAN_MAX_COLUMNS];
 	bool		need_tids;
-	bool		read_z;
+	int			ncoords;		/* 2, 3 (read_z) or array_dims */
+	bool		read_array;		/* geom_attno is a float8[] column */
 	dsm_handle	data_handle;	/* the arrays' segment */
 	uint64		capacity;		/* slots */
 	uint64		runs_capacity;
@@ -100,9 +106,7 @@ typedef struct ScanArrays
 {
 	dsm_segment *segment;		/* NULL: palloc'd, from kind on */
 	uint8	   *kind;
-	double	   *x,
-			   *y,
-			   *z;				/* read_z only, else NULL */
+	double	   *coord[GD_ND_MAX_DIMS];	/* the first ncoords */
 	int32	   *odd_srid;
 	ItemPointerData *tid;
 	Datum	   *values[SCAN_MAX_COLUMNS];
@@ -125,12 +129,8 @@ layout_arrays(const ScanShared *sh, char *base, ScanArrays *a)
 	} while (0)
 
 	PLACE(a->kind, n * sizeof(uint8));
-	PLACE(a->x, n * sizeof(double));
-	PLACE(a->y, n * sizeof(double));
-	if (sh->read_z)
-		PLACE(a->z, n * sizeof(double));
-	else
-		a->z = NULL;
+	for (int d = 0; d < sh->ncoords; d++)
+		PLACE(a->coord[d], n * sizeof(double));
 	PLACE(a->odd_srid, n * sizeof(int32));
 	PLACE(a->tid, n * sizeof(ItemPointerData));
 	for (c = 0; c < sh->ncolumns; c++)
@@ -154,10 +154,8 @@ prefault_slots(const ScanShared *sh, ScanArrays *a, uint64 start, uint64 end)
 	int			c;
 
 	prefault_write(a->kind + start, n * sizeof(uint8));
-	prefault_write(a->x + start, n * sizeof(double));
-	prefault_write(a->y + start, n * sizeof(double));
-	if (a->z)
-		prefault_write(a->z + start, n * sizeof(double));
+	for (int d = 0; d < sh->ncoords; d++)
+		prefault_write(a->coord[d] + start, n * sizeof(double));
 	if (sh->need_tids)
 		prefault_write(a->tid + start, n * sizeof(ItemPointerData));
 	for (c = 0; c < sh->ncolumns; c++)
@@ -220,6 +218,28 @@ common_srid(ScanShared *sh, int32 srid)
 	return srid;
 }
 
+/*
+ * A float8[] value's kind: GEOM_POINT with its coordinates in slot i when it
+ * is a point of ncoords finite ones, else marked bad (fetched again).
+ */
+static uint8
+store_array(ScanShared *sh, ScanArrays *a, uint64 i, Datum value)
+{
+	ArrayType  *arr = DatumGetArrayTypeP(value);	/* detoasted in the tuple's context */
+	const double *elems = (const double *) ARR_DATA_PTR(arr);
+
+	if (ARR_NDIM(arr) != 1 || ARR_HASNULL(arr) || ARR_ELEMTYPE(arr) != FLOAT8OID ||
+		ARR_DIMS(arr)[0] != sh->ncoords)
+		return GEOM_POINT | SCAN_ROW_BAD;
+	for (int d = 0; d < sh->ncoords; d++)
+	{
+		if (!isfinite(elems[d]))
+			return GEOM_POINT | SCAN_ROW_BAD;
+		a->coord[d][i] = elems[d];
+	}
+	return GEOM_POINT;
+}
+
 /* Decodes the row's geometry (geom) into slot number i of the arrays, with its columns. */
 static inline void
 store_row(ScanShared *sh, ScanArrays *a, Participant *p, uint64 i, TupleTableSlot *slot,
@@ -229,13 +249,12 @@ store_row(ScanShared *sh, ScanArrays *a, Participant *p, uint64 i, TupleTableSlo
 	uint8		kind;
 	int			c;
 
+	for (int d = 0; d < sh->ncoords; d++)
+		a->coord[d][i] = 0.0;
 	if (geom_null)
-	{
 		kind = GEOM_NULL;
-		a->x[i] = a->y[i] = 0.0;
-		if (a->z)
-			a->z[i] = 0.0;
-	}
+	else if (sh->read_array)
+		kind = store_array(sh, a, i, geom);
 	else
 	{
 		memset(&g, 0, sizeof(g));
@@ -243,7 +262,7 @@ store_row(ScanShared *sh, ScanArrays *a, Participant *p, uint64 i, TupleTableSlo
 		kind = (uint8) g.kind;
 		/* POINT Z: a point without Z, or with a NaN or infinite one, is checked again */
 		if (g.malformed || !g.finite ||
-			(a->z && g.kind == GEOM_POINT && (!g.has_z || !isfinite(g.z))))
+			(sh->ncoords == 3 && g.kind == GEOM_POINT && (!g.has_z || !isfinite(g.z))))
 			kind |= SCAN_ROW_BAD;
 		else
 		{
@@ -260,16 +279,10 @@ store_row(ScanShared *sh, ScanArrays *a, Participant *p, uint64 i, TupleTableSlo
 		}
 		if (g.kind == GEOM_POINT && !(kind & SCAN_ROW_BAD))
 		{
-			a->x[i] = g.x;
-			a->y[i] = g.y;
-			if (a->z)
-				a->z[i] = g.z;
-		}
-		else
-		{
-			a->x[i] = a->y[i] = 0.0;
-			if (a->z)
-				a->z[i] = 0.0;
+			a->coord[0][i] = g.x;
+			a->coord[1][i] = g.y;
+			if (sh->ncoords == 3)
+				a->coord[2][i] = g.z;
 		}
 	}
 	a->kind[i] = kind;
@@ -446,6 +459,36 @@ estimated_rows(Relation rel)
 	return (uint64) (tuples * 1.05) + 1024;
 }
 
+/* See parallel_read.h. */
+int
+parallel_read_array_dims(const ScanRequest *req)
+{
+	Relation	rel = table_open(req->relid, AccessShareLock);
+	TableScanDesc scan = table_beginscan_strat(rel, req->snapshot, 0, NULL, true, false);
+	TupleTableSlot *slot = table_slot_create(rel, NULL);
+	int			dims = 0;
+
+	for (int seen = 0; dims == 0 && seen < ARRAY_DIMS_PEEK &&
+		 table_scan_getnextslot(scan, ForwardScanDirection, slot); seen++)
+	{
+		bool		isnull;
+		Datum		value = slot_getattr(slot, req->geom_attno, &isnull);
+		ArrayType  *a;
+
+		if (isnull)
+			continue;
+		a = DatumGetArrayTypeP(value);
+		dims = ARR_NDIM(a) == 1 && ARR_DIMS(a)[0] >= GD_ND_MIN_DIMS &&
+			ARR_DIMS(a)[0] <= GD_ND_MAX_DIMS ? ARR_DIMS(a)[0] : GD_ND_MIN_DIMS;
+		if ((Pointer) a != DatumGetPointer(value))
+			pfree(a);
+	}
+	ExecDropSingleTupleTableSlot(slot);
+	table_endscan(scan);
+	table_close(rel, NoLock);
+	return dims > 0 ? dims : GD_ND_MIN_DIMS;
+}
+
 /* What one pass of the scan found. */
 typedef struct PassResult
 {
@@ -465,7 +508,8 @@ init_shared(ScanShared *sh, const ScanRequest *req, uint64 capacity, uint64 runs
 	sh->ncolumns = req->ncolumns;
 	memcpy(sh->columns, req->columns, sizeof(sh->columns));
 	sh->need_tids = req->need_tids;
-	sh->read_z = req->read_z;
+	sh->read_array = req->array_dims > 0;
+	sh->ncoords = sh->read_array ? req->array_dims : req->read_z ? 3 : 2;
 	sh->capacity = capacity;
 	sh->runs_capacity = runs_capacity;
 	pg_atomic_init_u64(&sh->next_slot, 0);
@@ -573,10 +617,8 @@ gather_runs_into(const ScanShared *sh, const ScanArrays *a, const ScanRun *runs,
 	else if (shared)
 		release_shared(a->tid, cap * sizeof(ItemPointerData));
 	gather_array(to->kind, a->kind, sizeof(uint8), runs, nruns, nrows, cap, shared);
-	gather_array(to->x, a->x, sizeof(double), runs, nruns, nrows, cap, shared);
-	gather_array(to->y, a->y, sizeof(double), runs, nruns, nrows, cap, shared);
-	if (sh->read_z)
-		gather_array(to->z, a->z, sizeof(double), runs, nruns, nrows, cap, shared);
+	for (int d = 0; d < sh->ncoords; d++)
+		gather_array(to->coord[d], a->coord[d], sizeof(double), runs, nruns, nrows, cap, shared);
 	for (c = 0; c < sh->ncolumns; c++)
 	{
 		gather_array(to->values[c], a->values[c], sizeof(Datum), runs, nruns, nrows, cap, shared);
@@ -604,15 +646,16 @@ gather_runs(const ScanShared *sh, const ScanArrays *a, const ScanRun *runs, uint
 
 /* res's arrays are a's (its first ncolumns columns). */
 static void
-take_arrays(ScanResult *res, const ScanArrays *a, int ncolumns)
+take_arrays(ScanResult *res, const ScanArrays *a, const ScanShared *sh)
 {
+	int			ncolumns = sh->ncolumns;
 	int			c;
 
 	res->segment = a->segment;
 	res->kind = a->kind;
-	res->x = a->x;
-	res->y = a->y;
-	res->z = a->z;
+	res->read_array = sh->read_array;
+	res->ncoords = sh->ncoords;
+	memcpy(res->coord, a->coord, sizeof(res->coord));
 	res->odd_srid = a->odd_srid;
 	res->tid = a->tid;
 	for (c = 0; c < ncolumns; c++)
@@ -658,7 +701,7 @@ finish_result(const ScanShared *sh, const ScanRequest *req, ScanArrays *a, bool 
 	}
 	else if (!in_order)
 		res->order = heap_order(a->runs, pass->nruns, res->nrows);
-	take_arrays(res, a, sh->ncolumns);
+	take_arrays(res, a, sh);
 }
 
 /* The leader alone: palloc'd arrays, a serial scan. */
@@ -955,7 +998,7 @@ parallel_read_shared_result(void *space, dsm_segment *data, ScanResult *res)
 	memset(res, 0, sizeof(*res));
 	memset(&a, 0, sizeof(a));
 	layout_arrays(sh, dsm_segment_address(data), &a);
-	take_arrays(res, &a, sh->ncolumns);
+	take_arrays(res, &a, sh);
 	res->segment = NULL;		/* the caller's */
 	res->nrows = (int64) pg_atomic_read_u64(&sh->nseen);
 	res->common_srid = (int32) (uint32) pg_atomic_read_u64(&sh->srid);

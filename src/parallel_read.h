@@ -16,7 +16,7 @@
  *
  * Each array the read writes whole is one more page fault per page of fresh
  * memory, costly on virtual machines (prefault.h): a row costs 17 bytes
- * (kind, x, y; 25 with z) and its carried columns.  An SRID is kept only where it
+ * (kind, x, y; 8 more a coordinate beyond) and its carried columns.  An SRID is kept only where it
  * differs from the read's common one, a TID only for a row that the caller
  * must fetch again (a non-point, a bad value, an odd SRID) unless every
  * row's is asked for (need_tids, for ctid).
@@ -59,6 +59,9 @@ typedef struct ScanRequest
 	bool		need_tids;		/* every row's TID (ctid), not only those fetched again */
 	bool		read_z;			/* POINT Z: each point's Z too (a point without one, or
 								 * with a NaN or infinite one, marked SCAN_ROW_BAD) */
+	int			array_dims;		/* > 0: geom_attno is a float8[] column, each row a
+								 * point of this many coordinates (GEOM_POINT); any
+								 * other non-NULL value marked SCAN_ROW_BAD */
 	bool		heap_order;		/* the slots in heap order (ScanResult.order NULL) */
 	bool		share_with_gpu; /* the arrays where the GPU worker reads them in place */
 	bool		gather;			/* read by a parallel plan's participants (a Gather's), not
@@ -77,9 +80,10 @@ typedef struct ScanResult
 	int64		nrows;
 	uint32	   *order;			/* NULL: the slots are in heap order already */
 	uint8	   *kind;			/* by slot: GeomKind | SCAN_ROW_BAD | SCAN_ROW_SRID */
-	double	   *x,				/* by slot: a point's coordinates, 0 otherwise */
-			   *y,
-			   *z;				/* read_z only (else NULL) */
+	bool		read_array;		/* float8[] points (ScanRequest.array_dims) */
+	int			ncoords;		/* 2, 3 (read_z) or array_dims */
+	double	   *coord[GD_ND_MAX_DIMS];	/* coord[k][slot], k < ncoords: a point's
+										 * coordinates, 0 otherwise */
 	int32		common_srid;	/* the SRID of every non-NULL row not marked SCAN_ROW_SRID */
 	int32	   *odd_srid;		/* by slot, for the rows marked SCAN_ROW_SRID only */
 	ItemPointerData *tid;		/* by slot: every row's with need_tids, else only for
@@ -92,6 +96,14 @@ typedef struct ScanResult
 								 * palloc'd */
 	bool		share_with_gpu; /* the request's (scan_rows_build's copies too) */
 } ScanResult;
+
+/*
+ * The coordinates of a float8[] read (ScanRequest.array_dims): those of the
+ * first non-NULL value of the column in the relation, or 2 when it is no
+ * point of 2 to 8 (rows of another count are marked, and their partition
+ * read again by its caller).
+ */
+extern int	parallel_read_array_dims(const ScanRequest *req);
 
 /*
  * Reads the rows (see the file comment); the arrays live until

@@ -38,9 +38,9 @@ scan_fetch_close(ScanFetch *f)
 	table_close(f->rel, NoLock);
 }
 
-/* The geometry of the row at tid (see scan_rows.h). */
+/* The value of the row at tid (see scan_rows.h). */
 Datum
-scan_fetch_geometry(ScanFetch *f, const ItemPointerData *tid)
+scan_fetch_value(ScanFetch *f, const ItemPointerData *tid)
 {
 	ItemPointerData t = *tid;
 	bool		isnull;
@@ -72,12 +72,12 @@ scan_check_row(ScanFetch *f, const ScanResult *res, RowsFns *fns, SridCheck *sri
 	if ((kind & SCAN_ROW_KIND_MASK) == GEOM_NULL)
 		return;
 	memset(&g, 0, sizeof(g));
-	if (res->z)
+	if (res->ncoords == 3)
 	{
 		/* POINT Z: a value marked bad, or not a point, gets its checks again */
 		if ((kind & SCAN_ROW_BAD) || (kind & SCAN_ROW_KIND_MASK) == GEOM_OTHER)
 		{
-			gserialized_decode(scan_fetch_geometry(f, &res->tid[slot]), NULL, &g);
+			gserialized_decode(scan_fetch_value(f, &res->tid[slot]), NULL, &g);
 			rows_check_point_z(srids, row, &g);
 			elog(ERROR, "gpu_dbscan: a row of the fast path changed between reads");
 		}
@@ -90,13 +90,46 @@ scan_check_row(ScanFetch *f, const ScanResult *res, RowsFns *fns, SridCheck *sri
 	}
 	if (kind & SCAN_ROW_BAD)
 	{
-		gserialized_decode(scan_fetch_geometry(f, &res->tid[slot]), &fns->geometry, &g);
+		gserialized_decode(scan_fetch_value(f, &res->tid[slot]), &fns->geometry, &g);
 		rows_check_geometry(srids, row, &g);
 		elog(ERROR, "gpu_dbscan: a row of the fast path changed between reads");
 	}
 	g.finite = true;
 	g.srid = scan_row_srid(res, slot);
 	rows_check_geometry(srids, row, &g);
+}
+
+/*
+ * A partition of float8[] rows, one of them flagged: every row fetched again
+ * and read as the window function reads it (rows_add: its coordinate count,
+ * which may be another than the read's, and its errors, in the partition's
+ * order).  The read's TIDs are every row's (need_tids).
+ */
+static void
+rows_read_again(Rows *rows, RowsFns *fns, const ScanResult *res, const uint32 *slots,
+				int64 b, int64 e, ScanFetch *f)
+{
+	MemoryContext row_cxt = AllocSetContextCreate(CurrentMemoryContext, "gpu_dbscan row",
+												  ALLOCSET_SMALL_SIZES);
+
+	rows_init(rows, ROWS_ARRAY, fns, e - b, false, CurrentMemoryContext);
+	for (int64 p = b; p < e; p++)
+	{
+		int64		s = slots ? (int64) slots[p] : p;
+		MemoryContext old;
+
+		CHECK_FOR_INTERRUPTS();
+		if ((res->kind[s] & SCAN_ROW_KIND_MASK) == GEOM_NULL)
+		{
+			rows_add(rows, (Datum) 0, true);
+			continue;
+		}
+		old = MemoryContextSwitchTo(row_cxt);
+		rows_add(rows, scan_fetch_value(f, &res->tid[s]), false);
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(row_cxt);
+	}
+	MemoryContextDelete(row_cxt);
 }
 
 /* Rows over the read's rows at slots[b .. e) (see scan_rows.h). */
@@ -108,14 +141,25 @@ scan_rows_build(Rows *rows, RowsFns *fns, const ScanResult *res, const uint32 *s
 	int64		nkind[SCAN_ROW_KIND_MASK + 1] = {0};
 	int64		nflagged = 0;
 	int64		p;
-	bool		point_z = res->z != NULL;
-	double	   *src[3] = {res->x, res->y, res->z};	/* the read's coordinates */
-	int			dims = point_z ? 3 : 2;
+	bool		point_z = !res->read_array && res->ncoords == 3;
+	double	   *const *src = res->coord;	/* the read's coordinates */
+	int			dims = res->ncoords;
 	int			d;
 	bool		in_place = false;
 
+	if (res->read_array)
+	{
+		for (p = b; p < e; p++)
+			if (res->kind[slots ? (int64) slots[p] : p] & SCAN_ROW_FLAGS)
+			{
+				if (!check)
+					elog(ERROR, "gpu_dbscan: float8[] rows of the fast path left unchecked");
+				rows_read_again(rows, fns, res, slots, b, e, f);
+				return;
+			}
+	}
 	memset(rows, 0, sizeof(*rows));
-	rows->input = point_z ? ROWS_POINT_Z : ROWS_GEOMETRY;
+	rows->input = res->read_array ? ROWS_ARRAY : point_z ? ROWS_POINT_Z : ROWS_GEOMETRY;
 	rows->fns = fns;
 	rows->cxt = CurrentMemoryContext;
 	rows->nrows = rows->cap = n;
@@ -179,7 +223,7 @@ scan_rows_build(Rows *rows, RowsFns *fns, const ScanResult *res, const uint32 *s
 			scan_check_row(f, res, fns, &rows->srids, slots ? (int64) slots[b + p] : b + p, p);
 		}
 	}
-	else if (check && nkind[GEOM_NULL] < n)
+	else if (check && nkind[GEOM_NULL] < n && !res->read_array)
 	{
 		/* every non-NULL row has the read's common SRID: what the checks would find */
 		for (p = 0; (rows->kind[p] & SCAN_ROW_KIND_MASK) == GEOM_NULL; p++)
@@ -193,6 +237,10 @@ scan_rows_build(Rows *rows, RowsFns *fns, const ScanResult *res, const uint32 *s
 			rows->kind[p] &= SCAN_ROW_KIND_MASK;
 	rows->npoints = nkind[GEOM_POINT];
 	rows->nother = nkind[GEOM_OTHER];
+	if (res->read_array)
+		for (rows->dims_row = 0; rows->dims_row < n &&
+			 rows->kind[rows->dims_row] == GEOM_NULL; rows->dims_row++)
+			;					/* the first point's row: the partition's count */
 	if (point_z && rows->nother > 0)
 		elog(ERROR, "gpu_dbscan: POINT Z rows of the fast path left unchecked");
 	if (rows->nother > 0)
@@ -211,7 +259,7 @@ scan_rows_build(Rows *rows, RowsFns *fns, const ScanResult *res, const uint32 *s
 			if (rows->kind[p] != GEOM_OTHER)
 				continue;
 			CHECK_FOR_INTERRUPTS();
-			value = scan_fetch_geometry(f, &res->tid[slots ? slots[b + p] : b + p]);
+			value = scan_fetch_value(f, &res->tid[slots ? slots[b + p] : b + p]);
 			memset(&g, 0, sizeof(g));
 			gserialized_decode(value, &fns->geometry, &g);
 			rows_set_other(rows, k++, p, &g, value);

@@ -42,8 +42,8 @@ extern void scan_fetch_open(ScanFetch *f, const ScanRequest *req, ExprState *geo
 							ExprContext *econtext);
 extern void scan_fetch_close(ScanFetch *f);
 
-/* The geometry of the row at tid, detoasted, in the current memory context. */
-extern Datum scan_fetch_geometry(ScanFetch *f, const ItemPointerData *tid);
+/* The geometry (or float8[]) of the row at tid, detoasted, in the current memory context. */
+extern Datum scan_fetch_value(ScanFetch *f, const ItemPointerData *tid);
 
 /*
  * rows_add's checks of the read's row at slot, row number row (0-based)

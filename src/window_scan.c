@@ -11,8 +11,8 @@
  * set-returning function, every window function gpu_dbscan(geometry, ...),
  * gpu_dbscan_sweep(geometry, ...) or gpu_dbscan_point_type(geometry, ...) of
  * one window (or every one their _3d form over POINT Z: the read keeps each
- * point's Z), with the geometry a plain column or an expression over the
- * table and eps and minpoints constants, PARTITION BY / ORDER BY on plain
+ * point's Z; or every one over one float8[] column), with the geometry a
+ * plain column or an expression over the table and eps and minpoints constants, PARTITION BY / ORDER BY on plain
  * columns of the types sort_keys.c orders, every other column the query
  * needs of a by-value type, and quals without parameters, sub-plans or row
  * security.  Anything else plans as before.
@@ -110,6 +110,7 @@ static const struct
 	bool		point_z;
 }			forms[] = {
 	{"gpu_dbscan_window", "gpu_dbscan", SCAN_IDS, false},
+	{"gpu_dbscan_array_window", "gpu_dbscan", SCAN_IDS, false},
 	{"gpu_dbscan_sweep", "gpu_dbscan_sweep", SCAN_SWEEP, false},
 	{"gpu_dbscan_point_type", "gpu_dbscan_point_type", SCAN_POINT_TYPE, false},
 	{"gpu_dbscan_3d_window", "gpu_dbscan_3d", SCAN_IDS, true},
@@ -148,7 +149,7 @@ typedef struct TargetScan
 	AttrNumber	geom_attno;		/* the geometry column, or 0 for: */
 	Expr	   *geom_expr;		/* a geometry expression over the relation */
 	Oid			geom_type;
-	int			point_z;		/* -1: no function yet; else whether they are the _3d ones */
+	int			input;			/* -1: no function yet; else their RowsInput (one read) */
 	List	   *columns;		/* attnos of the Vars outside window functions */
 } TargetScan;
 
@@ -180,6 +181,7 @@ scan_target_walker(Node *node, TargetScan *ts)
 		Node	   *geom;
 		Node	   *eps;
 		Node	   *minpoints;
+		RowsInput	input;
 
 		if (!window_form(wf->winfnoid, &which) || list_length(wf->args) != 3 || wf->aggfilter != NULL)
 		{
@@ -189,10 +191,15 @@ scan_target_walker(Node *node, TargetScan *ts)
 		geom = linitial(wf->args);
 		eps = lsecond(wf->args);
 		minpoints = lthird(wf->args);
-		/* geometry only, every function 2D or every one POINT Z (one read) */
-		if (!IsA(eps, Const) || !IsA(minpoints, Const) ||
-			rows_input_of_type(exprType(geom), false) != ROWS_GEOMETRY ||
-			(ts->point_z >= 0 && ts->point_z != (int) forms[which].point_z) ||
+		input = rows_input_of_type(exprType(geom), forms[which].point_z);
+
+		/*
+		 * geometry (2D or POINT Z) or a float8[] column, the same input for
+		 * every function (one read)
+		 */
+		if (!IsA(eps, Const) || !IsA(minpoints, Const) || input == ROWS_GEOGRAPHY ||
+			(input == ROWS_ARRAY && !is_plain_column(geom, ts->relid)) ||
+			(ts->input >= 0 && ts->input != (int) input) ||
 			(ts->wfuncs != NIL && wf->winref != ts->winref) ||
 			(!is_plain_column(geom, ts->relid) && !geometry_expression_ok(geom, ts->relid)))
 		{
@@ -220,7 +227,7 @@ scan_target_walker(Node *node, TargetScan *ts)
 		}
 		ts->winref = wf->winref;
 		ts->geom_type = exprType(geom);
-		ts->point_z = forms[which].point_z;
+		ts->input = input;
 		if (!list_member(ts->wfuncs, wf))
 			ts->wfuncs = lappend(ts->wfuncs, wf);
 		return false;			/* its arguments are read by the scan */
@@ -283,7 +290,7 @@ consider_window_scan(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *windo
 	memset(&ts, 0, sizeof(ts));
 	ts.relid = input_rel->relid;
 	ts.ok = true;
-	ts.point_z = -1;
+	ts.input = -1;
 	foreach(lc, target->exprs)
 		scan_target_walker((Node *) lfirst(lc), &ts);
 	if (!ts.ok || ts.wfuncs == NIL)
@@ -524,7 +531,7 @@ begin_window_scan(CustomScanState *node, EState *estate, int eflags)
 			elog(ERROR, "gpu_dbscan: a window function the node does not serve");
 		fn->form = forms[which].form;
 		fn->name = forms[which].name;
-		/* the planner took the node's functions all 2D or all POINT Z */
+		/* the planner took the node's functions all of one input */
 		st->scan.req.read_z = forms[which].point_z;
 		fn->nvalues = 1;
 		if (fn->form == SCAN_SWEEP && !minpoints->constisnull)
@@ -536,6 +543,17 @@ begin_window_scan(CustomScanState *node, EState *estate, int eflags)
 		}
 		fn->ids_first = st->nids;
 		st->nids += fn->nvalues;
+	}
+
+	/*
+	 * float8[] points: the coordinates of the table's first (partitions of
+	 * another count are fetched again, which needs every row's TID)
+	 */
+	if (st->geom_type == FLOAT8ARRAYOID)
+	{
+		st->scan.req.need_tids = true;
+		if (!(eflags & EXEC_FLAG_EXPLAIN_ONLY))
+			st->scan.req.array_dims = parallel_read_array_dims(&st->scan.req);
 	}
 	/* a point type's answers, the same text for every row */
 	for (i = 0; i < lengthof(st->type_names); i++)
