@@ -56,25 +56,8 @@ ANALYZE gd_test.z;
 CREATE TABLE gd_test.z_cases (ds int, eps float8, minpoints int);
 INSERT INTO gd_test.z_cases VALUES (1, 1, 5), (2, 0.3, 6), (3, 0.5, 3), (4, 1, 7), (5, 0.004, 4);
 
--- A query of form f over set ds: ORDER BY id, id DESC or none (by k),
--- partitions when k is odd and there is an order (a partition's rows in no
--- order are in the sort's order of ties in the WindowAgg); columns id and c.
-CREATE FUNCTION gd_test.z_query(f text, ds int, eps float8, minpoints int, k int)
-RETURNS text LANGUAGE sql IMMUTABLE AS $$
-	SELECT format('SELECT id, %s OVER (%s %s) AS c FROM gd_test.z WHERE ds = %s',
-				  CASE f
-					  WHEN 'ids' THEN format('gpu_dbscan_3d(geom, %s::float8, %s)', quote_literal(eps), minpoints)
-					  WHEN 'sweep' THEN format('gpu_dbscan_sweep_3d(geom, %s::float8, %L)', quote_literal(eps),
-											   ARRAY[minpoints + 2, minpoints, greatest(minpoints - 2, 0), 1]::text)
-					  ELSE format('gpu_dbscan_point_type_3d(geom, %s::float8, %s)', quote_literal(eps), minpoints)
-				  END,
-				  CASE WHEN k % 2 = 1 AND k % 3 <> 2 THEN 'PARTITION BY part' ELSE '' END,
-				  (ARRAY['ORDER BY id', 'ORDER BY id DESC', ''])[1 + k % 3],
-				  ds)
-$$;
-
 -- 1. every set and form, the leader alone and two workers (30 tests)
-SELECT is(gd_test.fast_diff(gd_test.z_query(f, ds, eps, minpoints, ds + w), w), NULL,
+SELECT is(gd_test.fast_diff(gd_test.set_form_query('gd_test.z', 'geom', '_3d', f, ds, eps, minpoints, ds + w), w), NULL,
 		  format('%s, %s workers: set %s, eps %s, minpoints %s', f, w, ds, eps, minpoints))
 FROM gd_test.z_cases, (VALUES ('ids'), ('sweep'), ('point_type')) fs(f), (VALUES (0), (2)) ws(w)
 ORDER BY f, w, ds;

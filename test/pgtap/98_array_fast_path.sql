@@ -76,23 +76,6 @@ CREATE TABLE gd_test.a_cases (ds int, dims int, eps float8, minpoints int);
 INSERT INTO gd_test.a_cases VALUES (1, 2, 0.5, 4), (2, 3, 0.3, 6), (3, 5, 0.5, 3), (4, 3, 1, 7),
 	(5, 5, 0.004, 8), (6, 8, 0.8, 5), (7, 8, 0.5, 9);
 
--- A query of form f over set ds: ORDER BY id, id DESC or none (by k),
--- partitions when k is odd and there is an order (a partition's rows in no
--- order are in the sort's order of ties in the WindowAgg); columns id and c.
-CREATE FUNCTION gd_test.a_query(f text, ds int, eps float8, minpoints int, k int)
-RETURNS text LANGUAGE sql IMMUTABLE AS $$
-	SELECT format('SELECT id, %s OVER (%s %s) AS c FROM gd_test.a WHERE ds = %s',
-				  CASE f
-					  WHEN 'ids' THEN format('gpu_dbscan(p, %s::float8, %s)', quote_literal(eps), minpoints)
-					  WHEN 'sweep' THEN format('gpu_dbscan_sweep(p, %s::float8, %L)', quote_literal(eps),
-											   ARRAY[minpoints + 2, minpoints, greatest(minpoints - 2, 0), 1]::text)
-					  ELSE format('gpu_dbscan_point_type(p, %s::float8, %s)', quote_literal(eps), minpoints)
-				  END,
-				  CASE WHEN k % 2 = 1 AND k % 3 <> 2 THEN 'PARTITION BY part' ELSE '' END,
-				  (ARRAY['ORDER BY id', 'ORDER BY id DESC', ''])[1 + k % 3],
-				  ds)
-$$;
-
 SELECT gd_test.use_fast_path(true, 0);
 
 -- the sets are what they say: clusters and noise in each (1 test)
@@ -103,7 +86,7 @@ SELECT is((SELECT array_agg(ds ORDER BY ds)
 		  ARRAY[1, 2, 3, 4, 5, 6, 7], 'every set: several clusters and noise');
 
 -- 1. every set and form, the leader alone and two workers (42 tests)
-SELECT is(gd_test.fast_diff(gd_test.a_query(f, ds, eps, minpoints, ds + w), w), NULL,
+SELECT is(gd_test.fast_diff(gd_test.set_form_query('gd_test.a', 'p', '', f, ds, eps, minpoints, ds + w), w), NULL,
 		  format('%s, %s workers: set %s (%s-D), eps %s, minpoints %s', f, w, ds, dims, eps, minpoints))
 FROM gd_test.a_cases, (VALUES ('ids'), ('sweep'), ('point_type')) fs(f), (VALUES (0), (2)) ws(w)
 ORDER BY f, w, ds;

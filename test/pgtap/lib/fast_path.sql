@@ -120,6 +120,29 @@ LANGUAGE sql IMMUTABLE AS $$
 				  set_id)
 $$;
 
+-- A query of form f ('ids', 'sweep' or the point type) of the functions
+-- named with suffix (gpu_dbscan<suffix>, ...: '_3d' or '') over column col
+-- of table tbl's set ds: ORDER BY id, id DESC or none (by k), partitions
+-- when k is odd and there is an order (a partition's rows in no order are
+-- in the sort's order of ties in the WindowAgg); columns id and c.
+CREATE OR REPLACE FUNCTION gd_test.set_form_query(tbl text, col text, suffix text, f text, ds int,
+											  eps float8, minpoints int, k int)
+RETURNS text LANGUAGE sql IMMUTABLE AS $$
+	SELECT format('SELECT id, %s OVER (%s %s) AS c FROM %s WHERE ds = %s',
+				  CASE f
+					  WHEN 'ids' THEN format('gpu_dbscan%s(%s, %s::float8, %s)', suffix, col,
+											 quote_literal(eps), minpoints)
+					  WHEN 'sweep' THEN format('gpu_dbscan_sweep%s(%s, %s::float8, %L)', suffix, col,
+											   quote_literal(eps),
+											   ARRAY[minpoints + 2, minpoints, greatest(minpoints - 2, 0), 1]::text)
+					  ELSE format('gpu_dbscan_point_type%s(%s, %s::float8, %s)', suffix, col,
+								  quote_literal(eps), minpoints)
+				  END,
+				  CASE WHEN k % 2 = 1 AND k % 3 <> 2 THEN 'PARTITION BY part' ELSE '' END,
+				  (ARRAY['ORDER BY id', 'ORDER BY id DESC', ''])[1 + k % 3],
+				  tbl, ds)
+$$;
+
 -- The partial path (a Gather's participants run GpuDbscanWindow: see
 -- window_scan.c, WindowShared): transaction-local settings that make the
 -- planner take it for a window query under an outer one; leader: whether
