@@ -578,7 +578,7 @@ AS 'MODULE_PATHNAME', 'gpu_dbscan_support'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 COMMENT ON FUNCTION gpu_dbscan_support(internal) IS
-'Planner support of gpu_dbscan(geometry, float8, int), gpu_dbscan_sweep(geometry, float8, int[]), gpu_dbscan_point_type(geometry, float8, int), their _3d forms over POINT Z, the three over float8[] and of the transition functions of gpu_dbscan_agg, gpu_dbscan_params and gpu_dbscan_collect over geometry and of gpu_dbscan_agg_3d and gpu_dbscan_params_3d: loads the module while the query is planned, so that their fast paths (gpu_dbscan.fast_path) can be planned';
+'Planner support of the window functions gpu_dbscan, gpu_dbscan_sweep and gpu_dbscan_point_type over geometry and float8[] and their _3d forms over POINT Z, and of the transition functions of gpu_dbscan_agg and gpu_dbscan_params over geometry and float8[], gpu_dbscan_collect, gpu_dbscan_agg_3d and gpu_dbscan_params_3d: loads the module while the query is planned, so that their fast paths (gpu_dbscan.fast_path) can be planned';
 
 ALTER FUNCTION gpu_dbscan(geometry, float8, int) SUPPORT gpu_dbscan_support;
 ALTER FUNCTION gpu_dbscan_sweep(geometry, float8, int[]) SUPPORT gpu_dbscan_support;
@@ -599,6 +599,8 @@ ALTER FUNCTION gpu_dbscan_params_transfn(internal, geometry, float8[], int[]) SU
 ALTER FUNCTION gpu_dbscan_collect_transfn(internal, geometry, float8, int) SUPPORT gpu_dbscan_support;
 ALTER FUNCTION gpu_dbscan_agg_3d_transfn(internal, geometry, float8, int) SUPPORT gpu_dbscan_support;
 ALTER FUNCTION gpu_dbscan_params_3d_transfn(internal, geometry, float8[], int[]) SUPPORT gpu_dbscan_support;
+ALTER FUNCTION gpu_dbscan_agg_transfn(internal, float8[], float8, int) SUPPORT gpu_dbscan_support;
+ALTER FUNCTION gpu_dbscan_params_transfn(internal, float8[], float8[], int[]) SUPPORT gpu_dbscan_support;
 
 -- ---- Table-level entry points (issue 9): a whole table (or a column of
 -- it) clustered as gpu_dbscan() OVER ([PARTITION BY partition_by] [ORDER BY

@@ -14,7 +14,8 @@
  * (no join, inheritance or sample), every aggregate of the query
  * gpu_dbscan_agg, gpu_dbscan_params or gpu_dbscan_collect over geometry, or
  * every one gpu_dbscan_agg_3d or gpu_dbscan_params_3d over POINT Z (the read
- * keeps each point's Z; not float8[] or geography) over one plain geometry column with
+ * keeps each point's Z), or every one gpu_dbscan_agg or gpu_dbscan_params
+ * over float8[] (not geography), over one plain column with
  * constant eps and minpoints and one ORDER BY of plain columns (or none), no
  * DISTINCT or FILTER inside them, no grouping sets, window or
  * set-returning function, GROUP BY on plain columns of the types
@@ -29,8 +30,8 @@
  *   where the query gives none), so the ids are the serial Agg's;
  *   the groups in GROUP BY order (the path's pathkeys), where a HashAgg has
  *   an order of its own; a group's values are its first row's;
- *   the row errors (malformed, NaN, second SRID; the row number within its
- *   group) in heap order, before any parameter error, as the transition
+ *   the row errors (malformed, NaN, second SRID, a float8[] count other
+ *   than the group's first; the row number within its group) in heap order, before any parameter error, as the transition
  *   function raises them before the final function runs; then, group by
  *   group and aggregate by aggregate, the final function's checks and
  *   clustering.
@@ -250,7 +251,7 @@ agg_target_walker(Node *node, AggTarget *at)
 		if (!is_plain_column(geom, at->relid) || !IsA(eps, Const) || !IsA(minpoints, Const) ||
 			exprType(eps) != (arrays ? FLOAT8ARRAYOID : FLOAT8OID) ||
 			exprType(minpoints) != (arrays ? INT4ARRAYOID : INT4OID) ||
-			!is_geometry_type(exprType(geom)) ||
+			!(is_geometry_type(exprType(geom)) || (exprType(geom) == FLOAT8ARRAYOID && !point_z)) ||
 			(at->point_z >= 0 && at->point_z != (int) point_z) ||
 			(at->geom_attno != 0 && ((Var *) geom)->varattno != at->geom_attno))
 		{
@@ -492,7 +493,7 @@ begin_agg_scan(CustomScanState *node, EState *estate, int eflags)
 	ListCell   *lc;
 	int			i;
 
-	st->geom_type = scan_request(&st->scan.req, priv, estate);
+	st->geom_type = scan_request(&st->scan.req, priv, estate, eflags);
 	st->ncolumns = 0;
 	foreach(lc, columns)
 		st->scan.req.columns[st->ncolumns++] = (AttrNumber) lfirst_int(lc);
@@ -519,7 +520,7 @@ begin_agg_scan(CustomScanState *node, EState *estate, int eflags)
 			elog(ERROR, "gpu_dbscan: an aggregate the node does not serve");
 		a->kind = aggregates[which].kind;
 		a->fn = aggregates[which].name;
-		/* the planner took the node's aggregates all 2D or all POINT Z */
+		/* the planner took the node's aggregates all 2D, all POINT Z or all float8[] */
 		st->scan.req.read_z = aggregates[which].point_z;
 		a->eps = castNode(Const, lsecond_node(TargetEntry, ag->args)->expr);
 		a->minpoints = castNode(Const, lthird_node(TargetEntry, ag->args)->expr);
@@ -612,6 +613,7 @@ check_rows(AggScanState *st, ScanFetch *fetch)
 	uint32	   *group_of = NULL;
 	int64	   *count;
 	SridCheck  *srids;
+	DimsCheck  *dims;
 	int64		g;
 	int64		r;
 
@@ -631,6 +633,8 @@ check_rows(AggScanState *st, ScanFetch *fetch)
 	srids = MemoryContextAllocHuge(CurrentMemoryContext, Max(st->ngroups, 1) * sizeof(SridCheck));
 	memset(count, 0, Max(st->ngroups, 1) * sizeof(int64));
 	memset(srids, 0, Max(st->ngroups, 1) * sizeof(SridCheck));
+	dims = MemoryContextAllocHuge(CurrentMemoryContext, Max(st->ngroups, 1) * sizeof(DimsCheck));
+	memset(dims, 0, Max(st->ngroups, 1) * sizeof(DimsCheck));
 	for (r = 0; r < n; r++)
 	{
 		int64		s = scan_slot(&st->scan.res, r);
@@ -638,7 +642,7 @@ check_rows(AggScanState *st, ScanFetch *fetch)
 		if ((r & 0xFFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
 		g = group_of ? group_of[s] : 0;
-		scan_check_row(fetch, &st->scan.res, &st->fns, &srids[g], s, count[g]++);
+		scan_check_row(fetch, &st->scan.res, &st->fns, &srids[g], &dims[g], s, count[g]++);
 	}
 }
 
@@ -647,14 +651,16 @@ static void
 check_group_rows(AggScanState *st, ScanFetch *fetch, int64 b, int64 e)
 {
 	SridCheck	srids;
+	DimsCheck	dims;
 	int64		p;
 
 	memset(&srids, 0, sizeof(srids));
+	memset(&dims, 0, sizeof(dims));
 	for (p = b; p < e; p++)
 	{
 		if (((p - b) & 0xFFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
-		scan_check_row(fetch, &st->scan.res, &st->fns, &srids, slot_at(st, p), p - b);
+		scan_check_row(fetch, &st->scan.res, &st->fns, &srids, &dims, slot_at(st, p), p - b);
 	}
 }
 

@@ -277,17 +277,13 @@ read_point_z(Rows *rows, int64 row, Datum value)
 	return g.kind;
 }
 
-/*
- * float8[]: a point of 2 to 8 finite coordinates, as many as the first
- * non-NULL row has.
- */
-static GeomKind
-read_array(Rows *rows, int64 row, Datum value)
+/* float8[]'s row checks (see rows.h). */
+ArrayType *
+rows_check_array(DimsCheck *dims, int64 row, Datum value)
 {
 	ArrayType  *a = DatumGetArrayTypeP(value);
 	int			n;
 	const double *elems;
-	int			k;
 
 	if (ARR_ELEMTYPE(a) != FLOAT8OID)
 		elog(ERROR, "gpu_dbscan: expected a float8[] point, got element type %u", ARR_ELEMTYPE(a));
@@ -300,29 +296,46 @@ read_array(Rows *rows, int64 row, Datum value)
 		rows_error(row, ERRCODE_ARRAY_SUBSCRIPT_ERROR,
 				   psprintf("gpu_dbscan: a point must have %d to %d coordinates, not %d",
 							GD_ND_MIN_DIMS, GD_ND_MAX_DIMS, n), NULL);
-	if (rows->dims == 0)
+	if (dims->dims == 0)
 	{
-		set_dims(rows, n);
-		rows->dims_row = row;
+		dims->dims = n;
+		dims->row = row;
 	}
-	else if (n != rows->dims)
+	else if (n != dims->dims)
 		rows_error(row, ERRCODE_ARRAY_SUBSCRIPT_ERROR,
 				   psprintf("gpu_dbscan: a point has %d coordinates, the first of its partition (row %lld) %d",
-							n, (long long) rows->dims_row + 1, rows->dims),
+							n, (long long) dims->row + 1, dims->dims),
 				   "The points of one partition must have the same number of coordinates.");
 	if (ARR_HASNULL(a))
 		rows_error(row, ERRCODE_NULL_VALUE_NOT_ALLOWED,
 				   "gpu_dbscan: a point's coordinates must not be NULL", NULL);
-
 	elems = (const double *) ARR_DATA_PTR(a);
-	for (k = 0; k < n; k++)
-	{
+	for (int k = 0; k < n; k++)
 		if (!isfinite(elems[k]))
 			rows_error(row, ERRCODE_INVALID_PARAMETER_VALUE,
 					   psprintf("gpu_dbscan: coordinate %d of a point is NaN or infinite", k + 1),
 					   NULL);
-		rows->coord[k][row] = elems[k];
+	return a;
+}
+
+/*
+ * float8[]: a point of 2 to 8 finite coordinates, as many as the first
+ * non-NULL row has.
+ */
+static GeomKind
+read_array(Rows *rows, int64 row, Datum value)
+{
+	DimsCheck	dims = {rows->dims, rows->dims_row};
+	ArrayType  *a = rows_check_array(&dims, row, value);
+	const double *elems = (const double *) ARR_DATA_PTR(a);
+
+	if (rows->dims == 0)
+	{
+		set_dims(rows, dims.dims);
+		rows->dims_row = dims.row;
 	}
+	for (int k = 0; k < dims.dims; k++)
+		rows->coord[k][row] = elems[k];
 	return GEOM_POINT;
 }
 

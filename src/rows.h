@@ -17,6 +17,7 @@
 #include "postgres.h"
 
 #include "fmgr.h"
+#include "utils/array.h"
 
 #include "gd_core.h"
 #include "geography.h"
@@ -38,6 +39,13 @@ typedef struct RowsFns
 	PostgisFns	geometry;		/* ROWS_GEOMETRY, ROWS_POINT_Z */
 	GeogFns		geography;		/* ROWS_GEOGRAPHY */
 } RowsFns;
+
+/* The coordinate count every non-NULL float8[] row must share. */
+typedef struct DimsCheck
+{
+	int			dims;			/* 0 until a row has been seen */
+	int64		row;			/* the first row (0-based) */
+} DimsCheck;
 
 /* The SRID every non-NULL row must share. */
 typedef struct SridCheck
@@ -116,6 +124,15 @@ extern void rows_check_geometry(SridCheck *srids, int64 row, const struct GeomIn
  * a point without Z, a NaN or infinite coordinate (Z too), another SRID.
  */
 extern void rows_check_point_z(SridCheck *srids, int64 row, const struct GeomInfo *g);
+
+/*
+ * The checks of a non-NULL float8[] value in row, in their order: its
+ * element type, one dimension, 2 to 8 coordinates, as many as the first
+ * row's (dims), no NULL, each finite; what rows_add does for float8[], and
+ * the aggregates' fast path (agg_scan.c) for the rows it read in parallel.
+ * Returns the array (value detoasted when it was not already).
+ */
+extern ArrayType *rows_check_array(DimsCheck *dims, int64 row, Datum value);
 
 /*
  * Non-point k of the rows (room for it reserved): its row, the box of its

@@ -8,6 +8,8 @@
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_language.h"
 #include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
+#include "executor/executor.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/value.h"
@@ -261,15 +263,28 @@ scan_localize(Node *node, Index varno)
 /* ---- execution ------------------------------------------------------------ */
 
 Oid
-scan_request(ScanRequest *req, List *priv, EState *estate)
+scan_request(ScanRequest *req, List *priv, EState *estate, int eflags)
 {
+	Oid			type = (Oid) intVal(list_nth(priv, SP_GEOM_TYPE));
+
 	memset(req, 0, sizeof(*req));
 	req->relid = (Oid) intVal(list_nth(priv, SP_RELID));
 	req->geom_attno = (AttrNumber) intVal(list_nth(priv, SP_GEOM_ATTNO));
 	req->nworkers = intVal(list_nth(priv, SP_NWORKERS));
 	req->quals = (List *) list_nth(priv, SP_QUALS);
 	req->snapshot = estate->es_snapshot;
-	return (Oid) intVal(list_nth(priv, SP_GEOM_TYPE));
+	/*
+	 * float8[] points: the count of the table's first array (a look at the
+	 * table, not for EXPLAIN alone), every row's TID (a partition or group
+	 * of another count is fetched again)
+	 */
+	if (type == FLOAT8ARRAYOID)
+	{
+		req->need_tids = true;
+		if (!(eflags & EXEC_FLAG_EXPLAIN_ONLY))
+			req->array_dims = parallel_read_array_dims(req);
+	}
+	return type;
 }
 
 int

@@ -54,10 +54,12 @@ extern void scan_localize(Node *node, Index varno);
 
 /*
  * At execution: req's relation, geometry column, workers, quals and
- * snapshot from the plan's common fields (the rest of req zeroed); returns
- * the geometry's type.
+ * snapshot from the plan's common fields (the rest of req zeroed; for
+ * float8[] points also every row's TID and, unless eflags says EXPLAIN
+ * alone, the read's count: parallel_read_array_dims); returns the
+ * geometry's type.
  */
-extern Oid	scan_request(ScanRequest *req, List *priv, EState *estate);
+extern Oid	scan_request(ScanRequest *req, List *priv, EState *estate, int eflags);
 
 /* Key k of SP_KEYS into col; returns the key's column index. */
 extern int	scan_key(List *k, SortKeyColumn *col);

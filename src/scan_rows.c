@@ -63,14 +63,33 @@ scan_fetch_value(ScanFetch *f, const ItemPointerData *tid)
 
 /* rows_add's checks of one row (see scan_rows.h). */
 void
-scan_check_row(ScanFetch *f, const ScanResult *res, RowsFns *fns, SridCheck *srids, int64 slot,
-			   int64 row)
+scan_check_row(ScanFetch *f, const ScanResult *res, RowsFns *fns, SridCheck *srids,
+			   DimsCheck *dims, int64 slot, int64 row)
 {
 	uint8		kind = res->kind[slot];
 	GeomInfo	g;
 
 	if ((kind & SCAN_ROW_KIND_MASK) == GEOM_NULL)
 		return;
+	if (res->read_array)
+	{
+		Datum		value;
+
+		/* a point of the read's count where it is the first's; else the array again */
+		if (!(kind & SCAN_ROW_BAD) && (dims->dims == 0 || dims->dims == res->ncoords))
+		{
+			if (dims->dims == 0)
+			{
+				dims->dims = res->ncoords;
+				dims->row = row;
+			}
+			return;
+		}
+		value = scan_fetch_value(f, &res->tid[slot]);	/* detoasted */
+		(void) rows_check_array(dims, row, value);
+		pfree(DatumGetPointer(value));	/* a group's every row may come here */
+		return;
+	}
 	memset(&g, 0, sizeof(g));
 	if (res->ncoords == 3)
 	{
@@ -152,8 +171,6 @@ scan_rows_build(Rows *rows, RowsFns *fns, const ScanResult *res, const uint32 *s
 		for (p = b; p < e; p++)
 			if (res->kind[slots ? (int64) slots[p] : p] & SCAN_ROW_FLAGS)
 			{
-				if (!check)
-					elog(ERROR, "gpu_dbscan: float8[] rows of the fast path left unchecked");
 				rows_read_again(rows, fns, res, slots, b, e, f);
 				return;
 			}
@@ -220,7 +237,7 @@ scan_rows_build(Rows *rows, RowsFns *fns, const ScanResult *res, const uint32 *s
 		{
 			if ((p & 0xFFFF) == 0)
 				CHECK_FOR_INTERRUPTS();
-			scan_check_row(f, res, fns, &rows->srids, slots ? (int64) slots[b + p] : b + p, p);
+			scan_check_row(f, res, fns, &rows->srids, NULL, slots ? (int64) slots[b + p] : b + p, p);
 		}
 	}
 	else if (check && nkind[GEOM_NULL] < n && !res->read_array)

@@ -49,10 +49,11 @@ extern Datum scan_fetch_value(ScanFetch *f, const ItemPointerData *tid);
  * rows_add's checks of the read's row at slot, row number row (0-based)
  * of its rows: a malformed value, a NaN or infinite coordinate (the value
  * fetched again to name the fault), an SRID that differs from the first
- * row's (srids).
+ * row's (srids); for float8[], rows_check_array's (dims), the array
+ * fetched again where it is flagged or its count is not the first's.
  */
 extern void scan_check_row(ScanFetch *f, const ScanResult *res, RowsFns *fns, SridCheck *srids,
-						   int64 slot, int64 row);
+						   DimsCheck *dims, int64 slot, int64 row);
 
 /*
  * rows (ROWS_GEOMETRY; ROWS_POINT_Z when the read kept Z, its rows checked
@@ -62,6 +63,8 @@ extern void scan_check_row(ScanFetch *f, const ScanResult *res, RowsFns *fns, Sr
  * check: rows_add's checks too, in that order, row by row only where some
  * row is flagged (else every non-NULL row has the read's common SRID, which
  * is all they would find); without it the rows must have been checked.
+ * float8[] rows of which one is flagged are fetched again and read by
+ * rows_add (their own count, and with check its errors).
  */
 extern void scan_rows_build(Rows *rows, RowsFns *fns, const ScanResult *res, const uint32 *slots,
 							int64 b, int64 e, ScanFetch *f, bool check);

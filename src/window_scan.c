@@ -456,7 +456,7 @@ begin_window_scan(CustomScanState *node, EState *estate, int eflags)
 	int			i;
 	int		   *canon_at;
 
-	st->geom_type = scan_request(&st->scan.req, priv, estate);
+	st->geom_type = scan_request(&st->scan.req, priv, estate, eflags);
 	st->scan.req.geom_expr = (Expr *) list_nth(priv, PF_GEOM_EXPR);
 	st->geom_state = NULL;
 	st->geom_econtext = NULL;
@@ -545,16 +545,6 @@ begin_window_scan(CustomScanState *node, EState *estate, int eflags)
 		st->nids += fn->nvalues;
 	}
 
-	/*
-	 * float8[] points: the coordinates of the table's first (partitions of
-	 * another count are fetched again, which needs every row's TID)
-	 */
-	if (st->geom_type == FLOAT8ARRAYOID)
-	{
-		st->scan.req.need_tids = true;
-		if (!(eflags & EXEC_FLAG_EXPLAIN_ONLY))
-			st->scan.req.array_dims = parallel_read_array_dims(&st->scan.req);
-	}
 	/* a point type's answers, the same text for every row */
 	for (i = 0; i < lengthof(st->type_names); i++)
 		st->type_names[i] = cstring_to_text(window_point_type_name((uint8) i));

@@ -337,6 +337,8 @@ SET LOCAL parallel_setup_cost = 0;
 SET LOCAL parallel_tuple_cost = 0;
 SET LOCAL min_parallel_table_scan_size = 0;
 SET LOCAL max_parallel_workers_per_gather = 2;
+-- the Agg's partial states (GpuDbscanAgg, 93, 97 and 98, serves float8[] and POINT Z columns)
+SET LOCAL gpu_dbscan.fast_path = off;
 
 -- (clusters, noise rows) of an int[] of ids
 CREATE FUNCTION gd_test.mx_summary(ids int[])
@@ -386,6 +388,7 @@ SELECT is((SELECT string_agg(format('%s %s', p.clusters, p.noise_fraction), ', '
 					   FROM gd_test.par_a, unnest('{5, 12}'::int[]) AS m) s GROUP BY m) q),
 		  'parallel gpu_dbscan_params(float8[]): clusters and noise fraction of the window function');
 RESET max_parallel_workers_per_gather;
+RESET gpu_dbscan.fast_path;
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -12,8 +12,8 @@
 --   within the group), by the parameters, inside the workers' quals;
 --   gpu_dbscan_params and gpu_dbscan_collect, alone and beside it;
 --   queries it does not serve (other aggregates, joins, expressions as
---   arguments, a _3d one over an expression, float8[], ...) plan as before
---   (97_point_z_fast_path: the _3d ones over a column).
+--   arguments, a _3d one or float8[] over an expression, ...) plan as before
+--   (97_point_z_fast_path and 98_array_fast_path: over a column).
 -- Today's side is the serial Agg over a sequential scan from block 0, a
 -- HashAggregate where grouped (enable_sort off): each group's rows in heap
 -- order, the fast path's order.
@@ -238,7 +238,7 @@ SELECT is(gd_test.agg_fallback_diff('SELECT id % 3, gpu_dbscan_agg(geom, 1, 2) F
 SELECT is(gd_test.agg_fallback_diff('SELECT gpu_dbscan_agg_3d(ST_Force3DZ(geom), 1, 2) FROM gd_test.pts WHERE ds = 3'),
 		  NULL, 'gpu_dbscan_agg_3d over an expression: today''s path');
 SELECT is(gd_test.agg_fallback_diff('SELECT gpu_dbscan_agg(ARRAY[ST_X(geom), ST_Y(geom)], 1, 2) FROM gd_test.pts WHERE ds = 3'),
-		  NULL, 'float8[] points: today''s path');
+		  NULL, 'float8[] points of an expression: today''s path (98_array_fast_path: a column)');
 SELECT is(gd_test.agg_fallback_diff('SELECT gpu_dbscan_params_3d(ST_Force3DZ(geom), ''{1}'', ''{2}'') FROM gd_test.pts WHERE ds = 3'),
 		  NULL, 'gpu_dbscan_params_3d over an expression: today''s path');
 SELECT is(gd_test.agg_fallback_diff('SELECT gpu_dbscan_collect(ST_Force3DZ(geom), 1, 2) FROM gd_test.pts WHERE ds = 3'),

@@ -17,11 +17,14 @@
 --   an array expression, a float8[] function beside a geometry one or
 --   another window function, a sub-query's sweep values plan as before;
 --   the partial path under an outer query, with and without the leader;
+--   gpu_dbscan_agg and gpu_dbscan_params(float8[], ...) through
+--   GpuDbscanAgg against the Agg: groups of different counts, ORDER BY
+--   inside, every row error at its row within its group;
 --   the planner support functions.
 \ir lib/prelude.sql
 \ir lib/fast_path.sql
 
-SELECT plan(120);
+SELECT plan(154);
 
 SELECT setseed(0.98);
 CREATE TABLE gd_test.a (ds int, id int, part int, p float8[], g geometry);
@@ -264,11 +267,71 @@ ORDER BY what;
 SELECT is(gd_test.fast_diff($$SELECT id, gpu_dbscan_sweep(p, -1, NULL::int[]) OVER () AS c FROM gd_test.a WHERE ds = 3 AND id < 0$$, 0),
 		  NULL, 'bad parameters over no rows: no error, no rows');
 
--- 9. the planner support function loads the module for the float8[] forms (3 tests)
+-- 10. the aggregates' fast path (GpuDbscanAgg): gpu_dbscan_agg and
+-- gpu_dbscan_params over the float8[] column against the Agg, grouped or
+-- not, groups of different counts, every row error at its row within its
+-- group (32 tests)
+SELECT is(gd_test.agg_fast_diff(format('SELECT ds, gpu_dbscan_agg(p, %s::float8, %s) AS a FROM gd_test.a WHERE ds = %s GROUP BY ds',
+									   quote_literal(eps), minpoints, ds), w),
+		  NULL, format('gpu_dbscan_agg, %s workers: set %s (%s coordinates), eps %s, minpoints %s', w, ds, dims, eps, minpoints))
+FROM gd_test.a_cases, (VALUES (0), (2)) ws(w)
+WHERE ds IN (1, 2, 3, 6)
+ORDER BY w, ds;
+SELECT is(gd_test.agg_fast_diff('SELECT ds, gpu_dbscan_agg(p, 0.5, 4) AS a FROM gd_test.a GROUP BY ds ORDER BY ds', 2),
+		  NULL, 'GROUP BY ds: groups of 2, 3, 5 and 8 coordinates, two workers');
+SELECT is(gd_test.agg_fast_diff('SELECT part, gpu_dbscan_agg(p, 0.5, 4 ORDER BY id DESC) AS a FROM gd_test.mixed GROUP BY part ORDER BY part', 2),
+		  NULL, 'interleaved groups of 2, 5 and 8 coordinates and of NULL rows, ORDER BY inside');
+SELECT is(gd_test.agg_fast_diff('SELECT gpu_dbscan_agg(p, 0.5, 4) AS a FROM gd_test.mixed', 2),
+		  NULL, 'the same rows ungrouped: the same error and row number');
+SELECT is(gd_test.agg_fast_diff($$SELECT ds, gpu_dbscan_params(p, '{0.3,1}', '{3,6}') AS a FROM gd_test.a GROUP BY ds ORDER BY ds$$, 2),
+		  NULL, 'gpu_dbscan_params by set, two workers');
+SELECT is(gd_test.agg_fast_diff($$SELECT part, gpu_dbscan_agg(p, 0.3, 4) AS a, gpu_dbscan_params(p, '{0.3}', '{4}') AS b FROM gd_test.abig GROUP BY part ORDER BY part$$, 2),
+		  NULL, 'both aggregates over one read, 20,000 rows, two workers');
+SELECT is(gd_test.agg_fast_diff(format('SELECT gpu_dbscan_agg(p, 0.3, 6) AS a FROM gd_test.abad WHERE id <= 2000 OR id = %s', bad), 2),
+		  NULL, format('gpu_dbscan_agg, row error %s, two workers: the same error and row number', what))
+FROM (VALUES (3001, 'a 2-D point among 3-D ones'), (3002, 'a NULL coordinate'), (3003, 'a 2-D array'), (3004, '1 coordinate'),
+			 (3005, '9 coordinates'), (3006, 'a NaN coordinate'), (3007, 'an infinite coordinate'),
+			 (3008, 'a -Infinity coordinate'), (3009, 'an empty array')) b(bad, what)
+ORDER BY bad;
+SELECT is(gd_test.agg_fast_diff('SELECT part, gpu_dbscan_agg(p, 0.3, 6) AS a FROM gd_test.abad GROUP BY part ORDER BY part', 2),
+		  NULL, 'bad rows by group: the same error and row number');
+SELECT is(gd_test.agg_fast_diff('SELECT part, gpu_dbscan_agg(p, 0.3, 6 ORDER BY id DESC) AS a FROM gd_test.abad GROUP BY part ORDER BY part', 0),
+		  NULL, 'bad rows by group, ORDER BY inside: the same error and row number');
+SELECT gd_test.use_fast_path(true, 2);
+SELECT is(gd_test.error_of('SELECT gpu_dbscan_agg(q, 0.3, 4) FROM gd_test.abig'),
+		  '2202E gpu_dbscan: a point has 2 coordinates, the first of its partition (row 1) 3: Row 15000 of the window partition.',
+		  'gpu_dbscan_agg over 20,000 rows, a 2-D point: the error names its row');
+SELECT is(gd_test.agg_fast_diff('SELECT part, gpu_dbscan_agg(q, 0.3, 4) AS a FROM gd_test.abig WHERE id <> 15000 GROUP BY part ORDER BY part', 2),
+		  NULL, 'by group over 20,000 rows, a NaN coordinate: the same error and row number');
+SELECT is(gd_test.agg_fast_diff($$SELECT gpu_dbscan_params(p, '{0.3,NULL}', '{4}') AS a FROM gd_test.abig$$, 2),
+		  NULL, 'gpu_dbscan_params, a NULL eps: the same error');
+-- the row checks run over every group in heap order before any final
+-- function: group 2's first row (the heap's second) of 2 coordinates
+-- makes its later rows of the read's 3 (the heap's first row's) errors,
+-- which come before group 1's parameter error and before group 1's bad
+-- row later in the heap
+CREATE TABLE gd_test.agroups AS
+SELECT i AS id, 1 + (i + 1) % 2 AS part,
+	   CASE i WHEN 2 THEN '{1,2}' WHEN 79 THEN '{1,NaN,1}' ELSE ARRAY[i % 10, i / 10, 0.5]::float8[] END AS p
+FROM generate_series(1, 100) i;
+SELECT is(gd_test.agg_fast_diff('SELECT part, gpu_dbscan_agg(p, 1.5, -1) AS a FROM gd_test.agroups WHERE id < 79 GROUP BY part ORDER BY part', 2),
+		  NULL, 'a later group''s count error before an earlier group''s parameter error');
+SELECT is(gd_test.agg_fast_diff('SELECT part, gpu_dbscan_agg(p, 1.5, 3) AS a FROM gd_test.agroups GROUP BY part ORDER BY part', 0),
+		  NULL, 'a later group''s count error before an earlier group''s bad row later in the heap');
+SELECT is(gd_test.agg_fast_diff('SELECT part, gpu_dbscan_agg(p, 1.5, 3) AS a FROM gd_test.agroups WHERE id <> 2 GROUP BY part ORDER BY part', 2),
+		  NULL, 'without it: the NaN row''s error');
+SELECT is(gd_test.agg_fallback_diff('SELECT gpu_dbscan_agg(p, 0.5, 4) AS a, gpu_dbscan_agg(g, 0.5, 4) AS b FROM gd_test.a WHERE ds = 1'),
+		  NULL, 'a float8[] and a geometry aggregate together: today''s path');
+SELECT is(gd_test.agg_fallback_diff('SELECT gpu_dbscan_agg(p || 0.0::float8, 0.3, 6) AS a FROM gd_test.a WHERE ds = 2 AND p IS NOT NULL'),
+		  NULL, 'gpu_dbscan_agg over an expression: today''s path');
+
+-- 9. the planner support function loads the module for the float8[] forms (5 tests)
 SELECT is((SELECT prosupport::regproc::text FROM pg_proc WHERE oid = f::regprocedure),
 		  'gpu_dbscan_support', format('%s has the planner support function', f))
 FROM (VALUES ('gpu_dbscan(float8[], float8, int)'), ('gpu_dbscan_sweep(float8[], float8, int[])'),
-			 ('gpu_dbscan_point_type(float8[], float8, int)')) v(f)
+			 ('gpu_dbscan_point_type(float8[], float8, int)'),
+			 ('gpu_dbscan_agg_transfn(internal, float8[], float8, int)'),
+			 ('gpu_dbscan_params_transfn(internal, float8[], float8[], int[])')) v(f)
 ORDER BY f;
 
 SELECT * FROM finish();
