@@ -22,8 +22,8 @@ consuming the whole window output through max():
 
 With --input array, the same queries over float8[] points of --dims
 coordinates (column p: the first two uniform in [0,1000], the others in
-[0,1)), gpu_dbscan(p, ...) and sum(p[1]) for the floors (window queries
-only).
+[0,1)), gpu_dbscan(p, ...), gpu_dbscan_agg(p, ...) and sum(p[1]) for the
+floors.
 
 With --queries aggregate (or window,aggregate), gpu_dbscan_agg's fast path
 (custom scan GpuDbscanAgg) beside today's Agg, each query consuming the array
@@ -93,17 +93,17 @@ def array_coords(dims):
     return "ARRAY[%s]::float8[]" % ", ".join(["random() * 1000"] * 2 + ["random()"] * (dims - 2))
 
 
-def agg_sql(table, eps, mp, grouped):
+def agg_sql(table, eps, mp, grouped, col="geom"):
     if grouped:
-        return ("SELECT sum(cardinality(a)) FROM (SELECT part, gpu_dbscan_agg(geom, %s, %s) a "
-                "FROM %s GROUP BY part) s" % (eps, mp, table))
-    return "SELECT cardinality(gpu_dbscan_agg(geom, %s, %s)) FROM %s" % (eps, mp, table)
+        return ("SELECT sum(cardinality(a)) FROM (SELECT part, gpu_dbscan_agg(%s, %s, %s) a "
+                "FROM %s GROUP BY part) s" % (col, eps, mp, table))
+    return "SELECT cardinality(gpu_dbscan_agg(%s, %s, %s)) FROM %s" % (col, eps, mp, table)
 
 
-def check_agg_same(table, eps, mp, grouped):
+def check_agg_same(table, eps, mp, grouped, col="geom"):
     """Groups whose array differs between the fast path (2 workers) and the serial Agg (0 = identical)."""
-    q = ("SELECT %s gpu_dbscan_agg(geom, %s, %s) a FROM %s %s"
-         % ("part," if grouped else "0 AS part,", eps, mp, table, "GROUP BY part" if grouped else ""))
+    q = ("SELECT %s gpu_dbscan_agg(%s, %s, %s) a FROM %s %s"
+         % ("part," if grouped else "0 AS part,", col, eps, mp, table, "GROUP BY part" if grouped else ""))
     with Session(SESSION_SETTINGS + ["SET gpu_dbscan.scan_workers = 2", "SET synchronize_seqscans = off",
                                      "SET enable_sort = off"]) as s:
         s.run("CREATE TEMP TABLE f AS " + q)
@@ -155,7 +155,7 @@ def main():
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--queries", default="window", help="window, aggregate, or both (comma-separated)")
     ap.add_argument("--input", default="geometry", choices=["geometry", "array"],
-                    help="geometry points, or float8[] points of --dims coordinates (window only)")
+                    help="geometry points, or float8[] points of --dims coordinates")
     ap.add_argument("--dims", type=int, default=3, help="coordinates of --input array")
     ap.add_argument("--regenerate", action="store_true")
     ap.add_argument("--budget", type=float, default=None, help="seconds; later measurements are skipped")
@@ -214,18 +214,18 @@ def main():
         add("count(*) %d workers" % w, par(w), "SELECT count(*) FROM %s" % uni)
         ser = add("sum(%s) serial" % x, [], "SELECT sum(%s) FROM %s" % (x, uni))
         psum = add("sum(%s) %d workers" % (x, w), par(w), "SELECT sum(%s) FROM %s" % (x, uni))
-        queries = args.queries.split(",") if args.input == "geometry" else ["window"]
+        queries = args.queries.split(",")
         if "aggregate" in queries:
             off = ["SET gpu_dbscan.fast_path = off"]
-            add("gpu_dbscan_agg, fast path off, serial", be + off + par(0), agg_sql(uni, eps, mp, False))
+            add("gpu_dbscan_agg, fast path off, serial", be + off + par(0), agg_sql(uni, eps, mp, False, col))
             add("gpu_dbscan_agg, fast path off, %d workers" % w, be + off + par(w),
-                agg_sql(uni, eps, mp, False))
-            add("gpu_dbscan_agg fast path, %d workers" % w, be + par(w), agg_sql(uni, eps, mp, False))
-            add("gpu_dbscan_agg fast path, leader alone", be + par(0), agg_sql(uni, eps, mp, False))
+                agg_sql(uni, eps, mp, False, col))
+            add("gpu_dbscan_agg fast path, %d workers" % w, be + par(w), agg_sql(uni, eps, mp, False, col))
+            add("gpu_dbscan_agg fast path, leader alone", be + par(0), agg_sql(uni, eps, mp, False, col))
             add("GROUP BY part (%d groups), fast path off, %d workers" % (args.partitions, w),
-                be + off + par(w), agg_sql(parts, eps, mp, True))
+                be + off + par(w), agg_sql(parts, eps, mp, True, col))
             add("GROUP BY part (%d groups), fast path, %d workers" % (args.partitions, w),
-                be + par(w), agg_sql(parts, eps, mp, True))
+                be + par(w), agg_sql(parts, eps, mp, True, col))
         if "window" in queries:
             add_window(add, be, par, uni, parts, eps, mp, w, args, col)
         if n <= parse_size(args.postgis_max_size) and "window" in queries and args.input == "geometry":
@@ -248,7 +248,7 @@ def main():
                 failed |= d != 0
         if args.check and not budget.over() and "aggregate" in queries:
             for t, grouped in ((uni, False), (parts, True)):
-                d = check_agg_same(t, eps, mp, grouped)
+                d = check_agg_same(t, eps, mp, grouped, col)
                 print("- check gpu_dbscan_agg over %s%s: %d groups differ"
                       % (t, " GROUP BY part" if grouped else "", d))
                 failed |= d != 0
