@@ -161,20 +161,6 @@ our_aggregate(Oid aggfnoid)
 	return found;
 }
 
-/* Whether type is PostGIS's geometry (the transition function is shared with float8[] and geography). */
-static bool
-is_geometry_type(Oid type)
-{
-	HeapTuple	tup = SearchSysCache1(TYPEOID, ObjectIdGetDatum(type));
-	bool		yes;
-
-	if (!HeapTupleIsValid(tup))
-		return false;
-	yes = strcmp(NameStr(((Form_pg_type) GETSTRUCT(tup))->typname), "geometry") == 0;
-	ReleaseSysCache(tup);
-	return yes;
-}
-
 /* What the walk over the grouping target collects. */
 typedef struct AggTarget
 {
@@ -183,7 +169,7 @@ typedef struct AggTarget
 	List	   *aggrefs;		/* distinct Aggrefs */
 	AttrNumber	geom_attno;
 	Oid			geom_type;
-	int			point_z;		/* -1: no aggregate yet; else whether they are the _3d ones */
+	int			input;			/* -1: no aggregate yet; else their RowsInput (one read) */
 	Aggref	   *ordered;		/* the first aggregate (with its ORDER BY, if any) */
 	List	   *order;			/* its ORDER BY: (attno, sort operator, nulls first) per key */
 	List	   *vars;			/* attnos of the Vars outside aggregates */
@@ -232,8 +218,8 @@ agg_target_walker(Node *node, AggTarget *at)
 		List	   *order;
 		bool		order_ok = true;
 		int			which = our_aggregate(ag->aggfnoid);
-		bool		point_z = which >= 0 && aggregates[which].point_z;
 		bool		arrays = which >= 0 && aggregates[which].kind == AGG_PARAMS;
+		RowsInput	input;
 
 		/* three arguments, then the ORDER BY's keys (resjunk) */
 		if (which < 0 || list_length(ag->args) < 3 ||
@@ -248,11 +234,12 @@ agg_target_walker(Node *node, AggTarget *at)
 		geom = (Node *) linitial_node(TargetEntry, ag->args)->expr;
 		eps = (Node *) lsecond_node(TargetEntry, ag->args)->expr;
 		minpoints = (Node *) lthird_node(TargetEntry, ag->args)->expr;
+		/* geometry (2D or POINT Z) or float8[], the same input for every aggregate */
+		input = rows_input_of_type(exprType(geom), aggregates[which].point_z);
 		if (!is_plain_column(geom, at->relid) || !IsA(eps, Const) || !IsA(minpoints, Const) ||
 			exprType(eps) != (arrays ? FLOAT8ARRAYOID : FLOAT8OID) ||
 			exprType(minpoints) != (arrays ? INT4ARRAYOID : INT4OID) ||
-			!(is_geometry_type(exprType(geom)) || (exprType(geom) == FLOAT8ARRAYOID && !point_z)) ||
-			(at->point_z >= 0 && at->point_z != (int) point_z) ||
+			input == ROWS_GEOGRAPHY || (at->input >= 0 && at->input != (int) input) ||
 			(at->geom_attno != 0 && ((Var *) geom)->varattno != at->geom_attno))
 		{
 			at->ok = false;		/* one geometry column for every aggregate */
@@ -272,7 +259,7 @@ agg_target_walker(Node *node, AggTarget *at)
 		}
 		at->geom_attno = ((Var *) geom)->varattno;
 		at->geom_type = exprType(geom);
-		at->point_z = point_z;
+		at->input = input;
 		if (!list_member(at->aggrefs, ag))
 			at->aggrefs = lappend(at->aggrefs, ag);
 		return false;			/* its arguments are read by the scan */
@@ -332,7 +319,7 @@ consider_agg_scan(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_
 	memset(&at, 0, sizeof(at));
 	at.relid = input_rel->relid;
 	at.ok = true;
-	at.point_z = -1;
+	at.input = -1;
 	foreach(lc, target->exprs)
 		agg_target_walker((Node *) lfirst(lc), &at);
 	/* HAVING: evaluated by the node over its groups' rows, as the Agg does */
