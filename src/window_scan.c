@@ -544,7 +544,6 @@ begin_window_scan(CustomScanState *node, EState *estate, int eflags)
 		fn->ids_first = st->nids;
 		st->nids += fn->nvalues;
 	}
-
 	/* a point type's answers, the same text for every row */
 	for (i = 0; i < lengthof(st->type_names); i++)
 		st->type_names[i] = cstring_to_text(window_point_type_name((uint8) i));
