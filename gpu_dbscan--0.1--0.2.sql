@@ -578,7 +578,7 @@ AS 'MODULE_PATHNAME', 'gpu_dbscan_support'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 COMMENT ON FUNCTION gpu_dbscan_support(internal) IS
-'Planner support of the window functions gpu_dbscan, gpu_dbscan_sweep and gpu_dbscan_point_type over geometry and float8[] and their _3d forms over POINT Z, and of the transition functions of gpu_dbscan_agg and gpu_dbscan_params over geometry and float8[], gpu_dbscan_collect, gpu_dbscan_agg_3d and gpu_dbscan_params_3d: loads the module while the query is planned, so that their fast paths (gpu_dbscan.fast_path) can be planned';
+'Planner support of the window functions gpu_dbscan, gpu_dbscan_sweep and gpu_dbscan_point_type over geometry, geography and float8[] and their _3d forms over POINT Z, and of the transition functions of gpu_dbscan_agg and gpu_dbscan_params over geometry, geography and float8[], gpu_dbscan_collect, gpu_dbscan_agg_3d and gpu_dbscan_params_3d: loads the module while the query is planned, so that their fast paths (gpu_dbscan.fast_path) can be planned';
 
 ALTER FUNCTION gpu_dbscan(geometry, float8, int) SUPPORT gpu_dbscan_support;
 ALTER FUNCTION gpu_dbscan_sweep(geometry, float8, int[]) SUPPORT gpu_dbscan_support;
@@ -589,6 +589,9 @@ ALTER FUNCTION gpu_dbscan_point_type_3d(geometry, float8, int) SUPPORT gpu_dbsca
 ALTER FUNCTION gpu_dbscan(float8[], float8, int) SUPPORT gpu_dbscan_support;
 ALTER FUNCTION gpu_dbscan_sweep(float8[], float8, int[]) SUPPORT gpu_dbscan_support;
 ALTER FUNCTION gpu_dbscan_point_type(float8[], float8, int) SUPPORT gpu_dbscan_support;
+ALTER FUNCTION gpu_dbscan(geography, float8, int) SUPPORT gpu_dbscan_support;
+ALTER FUNCTION gpu_dbscan_sweep(geography, float8, int[]) SUPPORT gpu_dbscan_support;
+ALTER FUNCTION gpu_dbscan_point_type(geography, float8, int) SUPPORT gpu_dbscan_support;
 
 -- The aggregates' fast path (agg_scan.c, custom scan GpuDbscanAgg): the
 -- planner costs gpu_dbscan_agg, gpu_dbscan_params and gpu_dbscan_collect
@@ -601,6 +604,8 @@ ALTER FUNCTION gpu_dbscan_agg_3d_transfn(internal, geometry, float8, int) SUPPOR
 ALTER FUNCTION gpu_dbscan_params_3d_transfn(internal, geometry, float8[], int[]) SUPPORT gpu_dbscan_support;
 ALTER FUNCTION gpu_dbscan_agg_transfn(internal, float8[], float8, int) SUPPORT gpu_dbscan_support;
 ALTER FUNCTION gpu_dbscan_params_transfn(internal, float8[], float8[], int[]) SUPPORT gpu_dbscan_support;
+ALTER FUNCTION gpu_dbscan_agg_transfn(internal, geography, float8, int) SUPPORT gpu_dbscan_support;
+ALTER FUNCTION gpu_dbscan_params_transfn(internal, geography, float8[], int[]) SUPPORT gpu_dbscan_support;
 
 -- ---- Table-level entry points (issue 9): a whole table (or a column of
 -- it) clustered as gpu_dbscan() OVER ([PARTITION BY partition_by] [ORDER BY

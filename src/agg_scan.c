@@ -15,7 +15,7 @@
  * gpu_dbscan_agg, gpu_dbscan_params or gpu_dbscan_collect over geometry, or
  * every one gpu_dbscan_agg_3d or gpu_dbscan_params_3d over POINT Z (the read
  * keeps each point's Z), or every one gpu_dbscan_agg or gpu_dbscan_params
- * over float8[] (not geography), over one plain column with
+ * over float8[] or over geography, over one plain column with
  * constant eps and minpoints and one ORDER BY of plain columns (or none), no
  * DISTINCT or FILTER inside them, no grouping sets, window or
  * set-returning function, GROUP BY on plain columns of the types
@@ -31,7 +31,8 @@
  *   the groups in GROUP BY order (the path's pathkeys), where a HashAgg has
  *   an order of its own; a group's values are its first row's;
  *   the row errors (malformed, NaN, second SRID, a float8[] count other
- *   than the group's first; the row number within its group) in heap order, before any parameter error, as the transition
+ *   than the group's first, a geography that is no point; the row number
+ *   within its group) in heap order, before any parameter error, as the transition
  *   function raises them before the final function runs; then, group by
  *   group and aggregate by aggregate, the final function's checks and
  *   clustering.
@@ -234,12 +235,12 @@ agg_target_walker(Node *node, AggTarget *at)
 		geom = (Node *) linitial_node(TargetEntry, ag->args)->expr;
 		eps = (Node *) lsecond_node(TargetEntry, ag->args)->expr;
 		minpoints = (Node *) lthird_node(TargetEntry, ag->args)->expr;
-		/* geometry (2D or POINT Z) or float8[], the same input for every aggregate */
+		/* geometry (2D or POINT Z), geography or float8[], the same input for every aggregate */
 		input = rows_input_of_type(exprType(geom), aggregates[which].point_z);
 		if (!is_plain_column(geom, at->relid) || !IsA(eps, Const) || !IsA(minpoints, Const) ||
 			exprType(eps) != (arrays ? FLOAT8ARRAYOID : FLOAT8OID) ||
 			exprType(minpoints) != (arrays ? INT4ARRAYOID : INT4OID) ||
-			input == ROWS_GEOGRAPHY || (at->input >= 0 && at->input != (int) input) ||
+			(at->input >= 0 && at->input != (int) input) ||
 			(at->geom_attno != 0 && ((Var *) geom)->varattno != at->geom_attno))
 		{
 			at->ok = false;		/* one geometry column for every aggregate */

@@ -89,6 +89,7 @@ typedef struct ScanShared
 	bool		need_tids;
 	int			ncoords;		/* 2, 3 (read_z) or array_dims */
 	bool		read_array;		/* geom_attno is a float8[] column */
+	bool		geography;		/* geography values */
 	dsm_handle	data_handle;	/* the arrays' segment */
 	uint64		capacity;		/* slots */
 	uint64		runs_capacity;
@@ -258,7 +259,10 @@ store_row(ScanShared *sh, ScanArrays *a, Participant *p, uint64 i, TupleTableSlo
 	else
 	{
 		memset(&g, 0, sizeof(g));
-		gserialized_decode(geom, NULL, &g);
+		if (sh->geography)
+			gserialized_decode_geography(geom, &g);
+		else
+			gserialized_decode(geom, NULL, &g);
 		kind = (uint8) g.kind;
 		/* POINT Z: a point without Z, or with a NaN or infinite one, is checked again */
 		if (g.malformed || !g.finite ||
@@ -509,6 +513,7 @@ init_shared(ScanShared *sh, const ScanRequest *req, uint64 capacity, uint64 runs
 	memcpy(sh->columns, req->columns, sizeof(sh->columns));
 	sh->need_tids = req->need_tids;
 	sh->read_array = req->array_dims > 0;
+	sh->geography = req->geography;
 	sh->ncoords = sh->read_array ? req->array_dims : req->read_z ? 3 : 2;
 	sh->capacity = capacity;
 	sh->runs_capacity = runs_capacity;
@@ -654,6 +659,7 @@ take_arrays(ScanResult *res, const ScanArrays *a, const ScanShared *sh)
 	res->segment = a->segment;
 	res->kind = a->kind;
 	res->read_array = sh->read_array;
+	res->geography = sh->geography;
 	res->ncoords = sh->ncoords;
 	memcpy(res->coord, a->coord, sizeof(res->coord));
 	res->odd_srid = a->odd_srid;

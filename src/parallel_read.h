@@ -2,8 +2,8 @@
  * parallel_read.h — reading a table's points in parallel, straight into
  * shared memory (issue 9): parallel workers and the leader scan the heap
  * (table_beginscan_parallel), evaluate the WHERE quals, decode each row's
- * geometry from its serialized form (gserialized_decode, as the window
- * function does) and store it with a few by-value columns (ORDER BY,
+ * geometry or geography from its serialized form (gserialized_decode, as
+ * the window function does; or a float8[] point) and store it with a few by-value columns (ORDER BY,
  * PARTITION BY and output columns) and the row's TID in arrays that the
  * leader then hands to the core without a per-row datum copy.
  *
@@ -62,6 +62,9 @@ typedef struct ScanRequest
 	int			array_dims;		/* > 0: geom_attno is a float8[] column, each row a
 								 * point of this many coordinates (GEOM_POINT); any
 								 * other non-NULL value marked SCAN_ROW_BAD */
+	bool		geography;		/* the column or expression is geography: each point's
+								 * longitude and latitude (a row of any other kind is
+								 * kept as GEOM_OTHER, to be fetched and refused) */
 	bool		heap_order;		/* the slots in heap order (ScanResult.order NULL) */
 	bool		share_with_gpu; /* the arrays where the GPU worker reads them in place */
 	bool		gather;			/* read by a parallel plan's participants (a Gather's), not
@@ -81,6 +84,7 @@ typedef struct ScanResult
 	uint32	   *order;			/* NULL: the slots are in heap order already */
 	uint8	   *kind;			/* by slot: GeomKind | SCAN_ROW_BAD | SCAN_ROW_SRID */
 	bool		read_array;		/* float8[] points (ScanRequest.array_dims) */
+	bool		geography;		/* geography points (ScanRequest.geography) */
 	int			ncoords;		/* 2, 3 (read_z) or array_dims */
 	double	   *coord[GD_ND_MAX_DIMS];	/* coord[k][slot], k < ncoords: a point's
 										 * coordinates, 0 otherwise */

@@ -339,6 +339,21 @@ read_array(Rows *rows, int64 row, Datum value)
 	return GEOM_POINT;
 }
 
+/* A decoded non-NULL geography value's checks, in their order (see rows.h). */
+void
+rows_check_geography(SridCheck *srids, int64 row, const GeomInfo *g)
+{
+	if (g->malformed)
+		error_malformed(row, g->malformed);
+	if (g->kind == GEOM_OTHER)
+		rows_error(row, ERRCODE_FEATURE_NOT_SUPPORTED,
+				   "gpu_dbscan: only geography points can be clustered",
+				   "Cluster a point of each shape (for example ST_PointOnSurface(geog::geometry)::geography), or cluster the shapes as geometry.");
+	if (!g->finite)
+		error_nonfinite(row);
+	check_srid(srids, g->srid, row);
+}
+
 /* Geography: a point (longitude, latitude in degrees) or EMPTY; else an error. */
 static GeomKind
 read_geography(Rows *rows, int64 row, Datum value)
@@ -346,15 +361,7 @@ read_geography(Rows *rows, int64 row, Datum value)
 	GeomInfo	g;
 
 	gserialized_decode_geography(value, &g);
-	if (g.malformed)
-		error_malformed(row, g.malformed);
-	if (g.kind == GEOM_OTHER)
-		rows_error(row, ERRCODE_FEATURE_NOT_SUPPORTED,
-				   "gpu_dbscan: only geography points can be clustered",
-				   "Cluster a point of each shape (for example ST_PointOnSurface(geog::geometry)::geography), or cluster the shapes as geometry.");
-	if (!g.finite)
-		error_nonfinite(row);
-	check_srid(&rows->srids, g.srid, row);
+	rows_check_geography(&rows->srids, row, &g);
 	if (g.kind == GEOM_POINT)
 	{
 		rows->coord[0][row] = g.x;

@@ -126,6 +126,12 @@ extern void rows_check_geometry(SridCheck *srids, int64 row, const struct GeomIn
 extern void rows_check_point_z(SridCheck *srids, int64 row, const struct GeomInfo *g);
 
 /*
+ * The same for a geography value: malformed, not a point (or EMPTY), a NaN
+ * or infinite coordinate, another SRID.
+ */
+extern void rows_check_geography(SridCheck *srids, int64 row, const struct GeomInfo *g);
+
+/*
  * The checks of a non-NULL float8[] value in row, in their order: its
  * element type, one dimension, 2 to 8 coordinates, as many as the first
  * row's (dims), no NULL, each finite; what rows_add does for float8[], and

@@ -28,6 +28,7 @@
 
 #include "guc.h"
 #include "memory_budget.h"
+#include "rows.h"
 #include "scan_plan.h"
 #include "sort_keys.h"
 
@@ -284,6 +285,8 @@ scan_request(ScanRequest *req, List *priv, EState *estate, int eflags)
 		if (!(eflags & EXEC_FLAG_EXPLAIN_ONLY))
 			req->array_dims = parallel_read_array_dims(req);
 	}
+	else
+		req->geography = rows_input_of_type(type, false) == ROWS_GEOGRAPHY;
 	return type;
 }
 

@@ -91,6 +91,21 @@ scan_check_row(ScanFetch *f, const ScanResult *res, RowsFns *fns, SridCheck *sri
 		return;
 	}
 	memset(&g, 0, sizeof(g));
+	if (res->geography)
+	{
+		/* a value marked bad, or not a point, gets its checks again */
+		if ((kind & SCAN_ROW_BAD) || (kind & SCAN_ROW_KIND_MASK) == GEOM_OTHER)
+		{
+			gserialized_decode_geography(scan_fetch_value(f, &res->tid[slot]), &g);
+			rows_check_geography(srids, row, &g);
+			elog(ERROR, "gpu_dbscan: a row of the fast path changed between reads");
+		}
+		g.kind = (GeomKind) (kind & SCAN_ROW_KIND_MASK);
+		g.finite = true;
+		g.srid = scan_row_srid(res, slot);
+		rows_check_geography(srids, row, &g);
+		return;
+	}
 	if (res->ncoords == 3)
 	{
 		/* POINT Z: a value marked bad, or not a point, gets its checks again */
@@ -160,7 +175,8 @@ scan_rows_build(Rows *rows, RowsFns *fns, const ScanResult *res, const uint32 *s
 	int64		nkind[SCAN_ROW_KIND_MASK + 1] = {0};
 	int64		nflagged = 0;
 	int64		p;
-	bool		point_z = !res->read_array && res->ncoords == 3;
+	bool		point_z = !res->read_array && !res->geography && res->ncoords == 3;
+	bool		points_only = point_z || res->geography;	/* any other row an error */
 	double	   *const *src = res->coord;	/* the read's coordinates */
 	int			dims = res->ncoords;
 	int			d;
@@ -176,7 +192,8 @@ scan_rows_build(Rows *rows, RowsFns *fns, const ScanResult *res, const uint32 *s
 			}
 	}
 	memset(rows, 0, sizeof(*rows));
-	rows->input = res->read_array ? ROWS_ARRAY : point_z ? ROWS_POINT_Z : ROWS_GEOMETRY;
+	rows->input = res->read_array ? ROWS_ARRAY : point_z ? ROWS_POINT_Z :
+		res->geography ? ROWS_GEOGRAPHY : ROWS_GEOMETRY;
 	rows->fns = fns;
 	rows->cxt = CurrentMemoryContext;
 	rows->nrows = rows->cap = n;
@@ -226,9 +243,9 @@ scan_rows_build(Rows *rows, RowsFns *fns, const ScanResult *res, const uint32 *s
 		uint8		k = rows->kind[p];
 
 		nkind[k & SCAN_ROW_KIND_MASK]++;
-		/* POINT Z: a non-point is an error, which the checks below raise */
+		/* POINT Z, geography: a non-point is an error, which the checks below raise */
 		nflagged += (k & SCAN_ROW_FLAGS) != 0 ||
-			(point_z && (k & SCAN_ROW_KIND_MASK) == GEOM_OTHER);
+			(points_only && (k & SCAN_ROW_KIND_MASK) == GEOM_OTHER);
 	}
 	if (check && nflagged > 0)
 	{
@@ -240,13 +257,17 @@ scan_rows_build(Rows *rows, RowsFns *fns, const ScanResult *res, const uint32 *s
 			scan_check_row(f, res, fns, &rows->srids, NULL, slots ? (int64) slots[b + p] : b + p, p);
 		}
 	}
-	else if (check && nkind[GEOM_NULL] < n && !res->read_array)
+	else if (nkind[GEOM_NULL] < n && !res->read_array)
 	{
-		/* every non-NULL row has the read's common SRID: what the checks would find */
+		/*
+		 * Checked before (a group of the aggregates), or no row flagged: every
+		 * non-NULL row has the first's SRID, what the checks would find (and
+		 * geography's sphere)
+		 */
 		for (p = 0; (rows->kind[p] & SCAN_ROW_KIND_MASK) == GEOM_NULL; p++)
 			;
 		rows->srids.have = true;
-		rows->srids.srid = res->common_srid;
+		rows->srids.srid = scan_row_srid(res, slots ? (int64) slots[b + p] : b + p);
 		rows->srids.row = p;
 	}
 	if (nflagged > 0)
@@ -258,8 +279,8 @@ scan_rows_build(Rows *rows, RowsFns *fns, const ScanResult *res, const uint32 *s
 		for (rows->dims_row = 0; rows->dims_row < n &&
 			 rows->kind[rows->dims_row] == GEOM_NULL; rows->dims_row++)
 			;					/* the first point's row: the partition's count */
-	if (point_z && rows->nother > 0)
-		elog(ERROR, "gpu_dbscan: POINT Z rows of the fast path left unchecked");
+	if (points_only && rows->nother > 0)
+		elog(ERROR, "gpu_dbscan: POINT Z or geography rows of the fast path left unchecked");
 	if (rows->nother > 0)
 	{
 		int64		k = 0;

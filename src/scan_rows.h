@@ -49,7 +49,8 @@ extern Datum scan_fetch_value(ScanFetch *f, const ItemPointerData *tid);
  * rows_add's checks of the read's row at slot, row number row (0-based)
  * of its rows: a malformed value, a NaN or infinite coordinate (the value
  * fetched again to name the fault), an SRID that differs from the first
- * row's (srids); for float8[], rows_check_array's (dims), the array
+ * row's (srids); POINT Z's and geography's their own (a non-point an
+ * error); for float8[], rows_check_array's (dims), the array
  * fetched again where it is flagged or its count is not the first's.
  */
 extern void scan_check_row(ScanFetch *f, const ScanResult *res, RowsFns *fns, SridCheck *srids,
@@ -57,7 +58,7 @@ extern void scan_check_row(ScanFetch *f, const ScanResult *res, RowsFns *fns, Sr
 
 /*
  * rows (ROWS_GEOMETRY; ROWS_POINT_Z when the read kept Z, its rows checked
- * as the _3d functions check them) over the read's rows at slots[b .. e) (slots NULL:
+ * as the _3d functions check them; ROWS_GEOGRAPHY for a geography read) over the read's rows at slots[b .. e) (slots NULL:
  * slots b .. e, used in place when no row carries a reader's flag),
  * non-point rows fetched again; the arrays in the current memory context.
  * check: rows_add's checks too, in that order, row by row only where some

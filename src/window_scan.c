@@ -11,7 +11,8 @@
  * set-returning function, every window function gpu_dbscan(geometry, ...),
  * gpu_dbscan_sweep(geometry, ...) or gpu_dbscan_point_type(geometry, ...) of
  * one window (or every one their _3d form over POINT Z: the read keeps each
- * point's Z; or every one over one float8[] column), with the geometry a
+ * point's Z; or every one over geography; or every one over one float8[]
+ * column), with the geometry a
  * plain column or an expression over the table and eps and minpoints constants, PARTITION BY / ORDER BY on plain
  * columns of the types sort_keys.c orders, every other column the query
  * needs of a by-value type, and quals without parameters, sub-plans or row
@@ -111,6 +112,7 @@ static const struct
 }			forms[] = {
 	{"gpu_dbscan_window", "gpu_dbscan", SCAN_IDS, false},
 	{"gpu_dbscan_array_window", "gpu_dbscan", SCAN_IDS, false},
+	{"gpu_dbscan_geography_window", "gpu_dbscan", SCAN_IDS, false},
 	{"gpu_dbscan_sweep", "gpu_dbscan_sweep", SCAN_SWEEP, false},
 	{"gpu_dbscan_point_type", "gpu_dbscan_point_type", SCAN_POINT_TYPE, false},
 	{"gpu_dbscan_3d_window", "gpu_dbscan_3d", SCAN_IDS, true},
@@ -194,10 +196,10 @@ scan_target_walker(Node *node, TargetScan *ts)
 		input = rows_input_of_type(exprType(geom), forms[which].point_z);
 
 		/*
-		 * geometry (2D or POINT Z) or a float8[] column, the same input for
-		 * every function (one read)
+		 * geometry (2D or POINT Z), geography or a float8[] column, the same
+		 * input for every function (one read)
 		 */
-		if (!IsA(eps, Const) || !IsA(minpoints, Const) || input == ROWS_GEOGRAPHY ||
+		if (!IsA(eps, Const) || !IsA(minpoints, Const) ||
 			(input == ROWS_ARRAY && !is_plain_column(geom, ts->relid)) ||
 			(ts->input >= 0 && ts->input != (int) input) ||
 			(ts->wfuncs != NIL && wf->winref != ts->winref) ||

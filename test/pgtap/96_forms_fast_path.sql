@@ -12,7 +12,7 @@
 --   the forms beside gpu_dbscan and each other in one window;
 --   every parameter error, a row's error, a query over no rows;
 --   the query limit on a sweep's ids;
---   what the node does not serve (geography, a float8[] expression, a POINT Z form
+--   what the node does not serve (a float8[] expression, a POINT Z form
 --   beside a 2D one, a sub-query's array, another window function) plans
 --   as before;
 --   the partial path under an outer query, with and without the leader;
@@ -125,8 +125,8 @@ SELECT is(gd_test.fast_diff($$SELECT id, gpu_dbscan_sweep(geom, 1, '{2,3}') OVER
 RESET gpu_dbscan.max_query_memory;
 
 -- 6. what the node does not serve plans as before
-SELECT is(gd_test.fallback_diff($$SELECT id, gpu_dbscan_sweep(geom::geography, 1000, '{2,3}') OVER (ORDER BY id) AS c FROM gd_test.pts WHERE ds = 50$$),
-		  NULL, 'a geography sweep: today''s path');
+SELECT is(gd_test.fast_diff($$SELECT id, gpu_dbscan_sweep(geom::geography, 1000, '{2,3}') OVER () AS c FROM gd_test.pts WHERE ds = 50$$, 2),
+		  NULL, 'a geography sweep: the fast path (99_geography_fast_path), the WindowAgg''s rows');
 SELECT is(gd_test.fallback_diff($$SELECT id, gpu_dbscan_sweep(ARRAY[ST_X(geom), ST_Y(geom)], 1, '{2,3}') OVER (ORDER BY id) AS c FROM gd_test.pts WHERE ds = 3$$),
 		  NULL, 'a float8[] sweep over an expression: today''s path (98_array_fast_path: a column)');
 SELECT is(gd_test.fallback_diff($$SELECT id, format('%s/%s', gpu_dbscan_sweep_3d(ST_Force3DZ(geom), 1, '{2,3}') OVER w, gpu_dbscan_sweep(geom, 1, '{2,3}') OVER w) AS c
@@ -136,8 +136,8 @@ SELECT is(gd_test.fallback_diff($$SELECT id, gpu_dbscan_sweep(geom, 1, ARRAY(SEL
 		  NULL, 'values from a sub-query: today''s path');
 SELECT is(gd_test.fallback_diff($$SELECT id, gpu_dbscan_sweep(geom, 1, '{2,3}') OVER w || row_number() OVER w::int AS c FROM gd_test.pts WHERE ds = 3 WINDOW w AS (ORDER BY id)$$),
 		  NULL, 'another window function in the window: today''s path');
-SELECT is(gd_test.fallback_diff($$SELECT id, gpu_dbscan_point_type(geom::geography, 1000, 2) OVER (ORDER BY id) AS c FROM gd_test.pts WHERE ds = 50$$),
-		  NULL, 'a geography point type: today''s path');
+SELECT is(gd_test.fast_diff($$SELECT id, gpu_dbscan_point_type(geom::geography, 1000, 2) OVER () AS c FROM gd_test.pts WHERE ds = 50$$, 0),
+		  NULL, 'a geography point type: the fast path, the WindowAgg''s rows');
 SELECT is(gd_test.fallback_diff($$SELECT id, gpu_dbscan_point_type(ARRAY[ST_X(geom), ST_Y(geom)], 1, 2) OVER (ORDER BY id) AS c FROM gd_test.pts WHERE ds = 3$$),
 		  NULL, 'a float8[] point type over an expression: today''s path');
 SELECT is(gd_test.fallback_diff($$SELECT id, format('%s/%s', gpu_dbscan_point_type_3d(ST_Force3DZ(geom), 1, 2) OVER w, gpu_dbscan_point_type(geom, 1, 2) OVER w) AS c
