@@ -63,9 +63,9 @@ CREATE UNLOGGED TABLE {table} AS
   FROM generate_series(0, {n} - 1) AS i;
 """
 
-# float8[] points (column p): {coords} is the array's expression, e.g.
-# ARRAY[random() * 1000, random() * 1000, random()]::float8[]; in partitions
-# of {m} rows (column part) for parts_array.
+# float8[] (or geography) points (column p): {coords} is the value's
+# expression, e.g. ARRAY[random() * 1000, random() * 1000, random()]::float8[];
+# in partitions of {m} rows (column part) for parts_array.
 UNIFORM_ARRAY_SQL = """
 SELECT setseed({seed});
 CREATE UNLOGGED TABLE {table} AS

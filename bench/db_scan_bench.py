@@ -23,7 +23,9 @@ consuming the whole window output through max():
 With --input array, the same queries over float8[] points of --dims
 coordinates (column p: the first two uniform in [0,1000], the others in
 [0,1)), gpu_dbscan(p, ...), gpu_dbscan_agg(p, ...) and sum(p[1]) for the
-floors.
+floors.  With --input geography, over geography points (column p) uniform in
+longitude [0,10) and latitude [40,50), --eps in metres (1000 gives about the
+uniform table's density at eps 1), and sum(ST_X(p::geometry)) for the floors.
 
 With --queries aggregate (or window,aggregate), gpu_dbscan_agg's fast path
 (custom scan GpuDbscanAgg) beside today's Agg, each query consuming the array
@@ -93,6 +95,11 @@ def array_coords(dims):
     return "ARRAY[%s]::float8[]" % ", ".join(["random() * 1000"] * 2 + ["random()"] * (dims - 2))
 
 
+def geography_coords():
+    """The geography generators' point: longitude in [0,10), latitude in [40,50), SRID 4326."""
+    return "ST_SetSRID(ST_MakePoint(random() * 10, 40 + random() * 10), 4326)::geography"
+
+
 def agg_sql(table, eps, mp, grouped, col="geom"):
     if grouped:
         return ("SELECT sum(cardinality(a)) FROM (SELECT part, gpu_dbscan_agg(%s, %s, %s) a "
@@ -154,8 +161,8 @@ def main():
     ap.add_argument("--postgis-max-size", default="200k")
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--queries", default="window", help="window, aggregate, or both (comma-separated)")
-    ap.add_argument("--input", default="geometry", choices=["geometry", "array"],
-                    help="geometry points, or float8[] points of --dims coordinates")
+    ap.add_argument("--input", default="geometry", choices=["geometry", "array", "geography"],
+                    help="geometry points, float8[] points of --dims coordinates, or geography points")
     ap.add_argument("--dims", type=int, default=3, help="coordinates of --input array")
     ap.add_argument("--regenerate", action="store_true")
     ap.add_argument("--budget", type=float, default=None, help="seconds; later measurements are skipped")
@@ -172,7 +179,7 @@ def main():
         s.run("CREATE EXTENSION IF NOT EXISTS gpu_dbscan")
         log(s.value("SELECT 'server ' || current_setting('server_version') || ', cores ' || "
                     "current_setting('max_worker_processes') || ' worker processes'"))
-    x = "p[1]" if args.input == "array" else "ST_X"
+    x = {"array": "p[1]", "geography": "ST_X(p::geometry)"}.get(args.input, "ST_X")
     print("| rows | query | seconds | / serial sum(%s) | / parallel sum(%s) | peak RSS B/row |" % (x, x))
     print("|---|---|---|---|---|---|")
     for size in args.sizes.split(","):
@@ -185,10 +192,15 @@ def main():
             ensure_table(uni, "uniform_array", n, 0.42, args.regenerate, coords=array_coords(args.dims))
             ensure_table(parts, "parts_array", n, 0.42, args.regenerate, m=m,
                          coords=array_coords(args.dims))
+        elif args.input == "geography":
+            uni, parts = uni + "_geog", parts + "_geog"
+            ensure_table(uni, "uniform_array", n, 0.42, args.regenerate, coords=geography_coords())
+            ensure_table(parts, "parts_array", n, 0.42, args.regenerate, m=m, coords=geography_coords())
         else:
             ensure_table(uni, "uniform", n, 0.42, args.regenerate, side=1000)
             ensure_table(parts, "parts", n, 0.42, args.regenerate, side=1000, m=m)
-        col, x = ("p", "p[1]") if args.input == "array" else ("geom", "ST_X(geom)")
+        col, x = {"array": ("p", "p[1]"), "geography": ("p", "ST_X(p::geometry)")}.get(
+            args.input, ("geom", "ST_X(geom)"))
         for t in (uni, parts):
             with Session(SESSION_SETTINGS) as s:
                 s.run("VACUUM ANALYZE %s" % t)
