@@ -451,16 +451,20 @@ heap_order(const ScanRun *runs, uint64 nruns, int64 nrows)
 						   runs, nruns, nrows);
 }
 
-/* The rows the relation holds by the planner's estimate, with room to spare. */
+/*
+ * Slots for the rows the relation holds by the planner's estimate, with room
+ * to spare: each of up to participants processes may end its read with
+ * most of a claim unused, so a close estimate needs that much more.
+ */
 static uint64
-estimated_rows(Relation rel)
+estimated_rows(Relation rel, int participants)
 {
 	BlockNumber pages;
 	double		tuples;
 	double		allvisfrac;
 
 	estimate_rel_size(rel, NULL, &pages, &tuples, &allvisfrac);
-	return (uint64) (tuples * 1.05) + 1024;
+	return (uint64) (tuples * 1.05) + 1024 + (uint64) participants * SCAN_CLAIM;
 }
 
 /* See parallel_read.h. */
@@ -848,7 +852,7 @@ parallel_read(const ScanRequest *req, ScanResult *res)
 	bool		workers = req->nworkers > 0 && !IsParallelWorker() && IsUnderPostmaster &&
 		max_parallel_workers > 0;
 	int			participants = (workers ? req->nworkers : 0) + 1;
-	uint64		capacity = estimated_rows(rel);
+	uint64		capacity = estimated_rows(rel, participants);
 	uint64		runs_capacity;
 	PassResult	pass;
 
@@ -920,7 +924,7 @@ parallel_read_shared_init(const ScanRequest *req, void *space)
 	Relation	rel = table_open(req->relid, AccessShareLock);
 	ScanShared *sh = space_shared(space);
 	ParallelTableScanDesc pscan = space_pscan(space);
-	uint64		capacity = estimated_rows(rel);
+	uint64		capacity = estimated_rows(rel, max_worker_processes + 1);
 	ScanArrays	a;
 	Size		bytes;
 	dsm_segment *data = NULL;

@@ -73,7 +73,7 @@ SELECT is(gd_test.partial_diff('SELECT ctid::text || ''/'' || id AS id, gpu_dbsc
 CREATE TABLE gd_test.grown (id int, geom geometry, pad text) WITH (autovacuum_enabled = off);
 INSERT INTO gd_test.grown SELECT i, ST_MakePoint(i % 50, i / 50), repeat('x', 900) FROM generate_series(1, 500) i;
 ANALYZE gd_test.grown;
-INSERT INTO gd_test.grown SELECT i, ST_MakePoint(i % 50, i / 50), NULL FROM generate_series(501, 30000) i;
+INSERT INTO gd_test.grown SELECT i, ST_MakePoint(i % 50, i / 50), NULL FROM generate_series(501, 100000) i;
 SELECT is(gd_test.partial_diff('SELECT id, gpu_dbscan(geom, 1.5, 4) OVER (ORDER BY id) c FROM gd_test.grown'),
 		  NULL, 'partial path, the estimate short: the rows read again alone');
 SELECT gd_test.use_partial_path();
