@@ -232,6 +232,14 @@ choose_backend(int64_t nrows)
 	return choose_backend_from(nrows, gd_gpu_min_rows);
 }
 
+/* See core_call.h. */
+bool
+core_prefers_gpu(int64_t nrows)
+{
+	return gd_backend_setting == GD_SETTING_GPU ||
+		(gd_backend_setting == GD_SETTING_AUTO && nrows >= gd_gpu_min_rows && gpu_available());
+}
+
 /*
  * Waits for a GPU slot (gpu_dbscan.max_gpu_sessions): as long as it takes under
  * backend = 'gpu', gpu_wait_timeout under 'auto', which then falls back to the

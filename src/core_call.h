@@ -61,6 +61,12 @@ extern gd_status core_points_run(const PointsCall *c, const gd_params *params,
 extern bool core_gpu_worker_serves(void);
 
 /*
+ * Whether gpu_dbscan.backend sends a run of nrows rows to the GPU (no slot
+ * taken: a hint for a caller choosing between ways to cluster).
+ */
+extern bool core_prefers_gpu(int64_t nrows);
+
+/*
  * Runs job on 2D points (row_kind POINT, EMPTY or NULL); the back end is
  * gpu_dbscan.backend's choice when may_use_gpu, else the CPU.  The GPU
  * serves ids, point types and sweeps alike.

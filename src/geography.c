@@ -14,7 +14,7 @@
  * pairs within the outer chord are few (GEOG_LIST_PAIRS a point), the core
  * lists them, st_dwithin decides those outside the inner chord, and the
  * core's graph clustering runs the job on the pairs that pass.  Where they
- * are more, the core lists the band between the chords
+ * are more, or the GPU clusters, the core lists the band between the chords
  * (gd_neighbour_pairs_nd_band); where st_dwithin says
  * the same of all of its pairs (almost always: the band is about 1e-9 of
  * eps wide), the relation is the chord's at one threshold, and the unit
@@ -216,10 +216,13 @@ geog_dwithin(void *arg, gd_pair p)
 
 /*
  * Pairs a point up to which a partition's pairs are listed and tested one by
- * one (one search and a graph of the pairs cost less than a search and a
- * whole clustering while they are few: 100,000 clumped points, 4 pairs a
- * point, 53 against 78 ms on two cores); beyond it, the band and the
- * clustering as points (no list held).
+ * one on the CPU (one search and a graph of the pairs cost less than a
+ * search and a whole clustering while they are few: 100,000 clumped points,
+ * 4 pairs a point, 53 against 78 ms on two cores); beyond it, the band and
+ * the clustering as points (no list held).  On the GPU always the band: the
+ * graph of a list runs on the CPU (10M points, 4 to 16 pairs a point: 2.9 to
+ * 13.4 s on the H200 host, where the device clusters them as points in a
+ * fraction of a second).
  */
 #define GEOG_LIST_PAIRS 16
 
@@ -294,8 +297,9 @@ cluster_geography(const Rows *rows, const ClusterJob *job)
 	test.inside = inner_chord(job->eps, radius);
 	outer = outer_chord(job->eps, radius);
 
-	/* Few pairs (a few a point): their list, and the graph of those that pass. */
-	if (core_neighbour_pairs_nd(xyz, 3, rows->kind, nrows, -1, outer,
+	/* Few pairs (a few a point), on the CPU: their list, and the graph of those that pass. */
+	if (!core_prefers_gpu(nrows) &&
+		core_neighbour_pairs_nd(xyz, 3, rows->kind, nrows, -1, outer,
 								GEOG_LIST_PAIRS * Max(rows->npoints, 1), &list))
 	{
 		cluster_pairs(&list, geog_dwithin, NULL, &test, rows, job, start);
