@@ -15,9 +15,11 @@
  * lists them, st_dwithin decides those outside the inner chord, and the
  * core's graph clustering runs the job on the pairs that pass.  Where they
  * are more, or the GPU clusters, the core lists the band between the chords
- * (gd_neighbour_pairs_nd_band); where st_dwithin says
- * the same of all of its pairs (almost always: the band is about 1e-9 of
- * eps wide), the relation is the chord's at one threshold, and the unit
+ * (gd_neighbour_pairs_nd_band); where every pair of it that st_dwithin
+ * takes has a shorter chord than every one it leaves (almost always: the
+ * band is a millionth of eps wide or less, and PostGIS's distance grows
+ * with the chord but for rounding), the relation is the chord's at one
+ * threshold between them, as the core computes a chord, and the unit
  * vectors are clustered as 3-D points at it (core_cluster_points_nd: ids,
  * point types, a sweep; no list of pairs); otherwise the full list after
  * all.
@@ -46,6 +48,7 @@
 #include <math.h>
 
 #include "catalog/pg_type.h"
+#include "miscadmin.h"
 #include "utils/memutils.h"
 
 #include "cluster.h"
@@ -237,22 +240,73 @@ outer_chord(double eps, double radius)
 }
 
 /*
+ * A pair's chord as the core's neighbour test computes it (within_eps_d,
+ * core/rules/neighbour.hpp: the differences squared and summed in axis
+ * order, each step rounded, then the square root).
+ */
+static double
+core_chord(const double *xyz, gd_pair p)
+{
+	const double *a = xyz + 3 * (int64) p.i;
+	const double *b = xyz + 3 * (int64) p.j;
+	double		d0 = b[0] - a[0],
+				d1 = b[1] - a[1],
+				d2 = b[2] - a[2];
+	double		s = d0 * d0;
+
+	s = s + d1 * d1;
+	s = s + d2 * d2;
+	return sqrt(s);
+}
+
+/*
  * PostGIS's answer on each pair of band (the pairs between the two chords):
- * *taken and *left count the yes and no.  The list is freed.
+ * *taken and *left count the yes and no, *longest_in is the longest chord
+ * of a yes (0 for none) and *shortest_out the shortest of a no (INFINITY
+ * for none).  The list is freed.
  */
 static void
-decide_band(gd_pair_list *band, GeogTest *test, int64 *taken, int64 *left)
+decide_band(gd_pair_list *band, GeogTest *test, int64 *taken, int64 *left,
+			double *longest_in, double *shortest_out)
 {
+	MemoryContext work = CurrentMemoryContext;
+	MemoryContext scratch = AllocSetContextCreate(work, "gpu_dbscan band test",
+												  ALLOCSET_SMALL_SIZES);
+
+	*taken = *left = 0;
+	*longest_in = 0;
+	*shortest_out = INFINITY;
 	PG_TRY();
 	{
-		*taken = test_pairs(band, geog_dwithin, test, NULL);
-		*left = band->count - *taken;
+		MemoryContextSwitchTo(scratch);
+		for (int64 k = 0; k < band->count; k++)
+		{
+			double		chord = core_chord(test->xyz, band->pairs[k]);
+
+			if (k % 1024 == 0)
+			{
+				CHECK_FOR_INTERRUPTS();
+				MemoryContextReset(scratch);
+			}
+			if (geog_dwithin(test, band->pairs[k]))
+			{
+				(*taken)++;
+				*longest_in = Max(*longest_in, chord);
+			}
+			else
+			{
+				(*left)++;
+				*shortest_out = Min(*shortest_out, chord);
+			}
+		}
+		MemoryContextSwitchTo(work);
 	}
 	PG_FINALLY();
 	{
 		gd_pair_list_free(band);
 	}
 	PG_END_TRY();
+	MemoryContextDelete(scratch);
 }
 
 /* Geography points (see cluster.h and the file comment). */
@@ -267,6 +321,8 @@ cluster_geography(const Rows *rows, const ClusterJob *job)
 	double		outer;
 	int64		taken;
 	int64		left;
+	double		longest_in;
+	double		shortest_out;
 	gd_pair_list list;
 	instr_time	start;
 
@@ -314,12 +370,20 @@ cluster_geography(const Rows *rows, const ClusterJob *job)
 	 * chooses, with no list of pairs.
 	 */
 	core_neighbour_pairs_nd(xyz, 3, rows->kind, nrows, test.inside, outer, 0, &list);
-	decide_band(&list, &test, &taken, &left);
-	if (left == 0 || (taken == 0 && test.inside >= 0))
+	decide_band(&list, &test, &taken, &left, &longest_in, &shortest_out);
+	if (left == 0 || (taken == 0 && test.inside >= 0) ||
+		shortest_out - longest_in > 1e-14 * shortest_out)
 	{
 		ClusterJob	chords = *job;
 
-		chords.eps = left == 0 ? outer : test.inside;
+		/*
+		 * Every pair of the band that PostGIS takes is shorter than every one
+		 * it leaves (by more than the core's rounding of a chord): a threshold
+		 * between them is the relation, as the outer or the inner chord is
+		 * where it takes all or none.
+		 */
+		chords.eps = left == 0 ? outer : taken == 0 ? test.inside :
+			longest_in + (shortest_out - longest_in) / 2;
 		core_cluster_points_nd(xyz, 3, rows->kind, nrows, rows->npoints, &chords);
 		return;
 	}

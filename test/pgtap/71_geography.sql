@@ -200,7 +200,18 @@ FROM (SELECT 1 AS grp, eps, g, within, side
 	  SELECT 2, (SELECT eps FROM gd_test.turned LIMIT 1), ST_MakePoint(60, -30)::geography, NULL, k
 	  FROM generate_series(1, 100) k) u;
 
-SELECT plan(5 + (SELECT count(*)::int FROM gd_test.geo_cases));
+-- Twenty copies of each of ten sites along the equator, 0.3 mm closer than
+-- eps and 3 um farther in turn (more pairs than src/geography.c lists at
+-- once: its band is searched, and there ST_DWithin takes the closer pairs
+-- and leaves the farther, so that one chord between them is the relation):
+-- sites 2m and 2m + 1 together.
+CREATE TABLE gd_test.two_spacings AS
+WITH m AS (SELECT ST_Distance('POINT(0 0)'::geography, 'POINT(1 0)'::geography, false) AS per_degree)
+SELECT row_number() OVER (ORDER BY site, copy) AS id, site,
+	   ST_MakePoint(((site + 1) / 2 * (1000 - 3e-4) + site / 2 * (1000 + 3e-6)) / per_degree, 0)::geography AS g
+FROM m, generate_series(0, 9) site, generate_series(1, 20) copy;
+
+SELECT plan(7 + (SELECT count(*)::int FROM gd_test.geo_cases));
 
 SELECT ok((SELECT count(*) FROM gd_test.geo_pairs) > 20000, 'reference pairs computed');
 SELECT ok((SELECT count(*) FROM (
@@ -234,6 +245,14 @@ SELECT is((SELECT array_agg(c ORDER BY id)
 		   FROM (SELECT id, gpu_dbscan(g, eps, 2) OVER (ORDER BY id) AS c FROM gd_test.mixed_band) s),
 		  ARRAY[0, 0, NULL, NULL] || array_fill(1, ARRAY[100]),
 		  'pairs near the edge of eps with both answers in one partition: the taken pair together, the other noise');
+
+SELECT is((SELECT array_agg(DISTINCT ST_DWithin(a.g, b.g, 1000, false) ORDER BY ST_DWithin(a.g, b.g, 1000, false))::text || '/' ||
+				  bool_and(ST_DWithin(a.g, b.g, 1000, false) = (a.site % 2 = 0))::text
+		   FROM gd_test.two_spacings a JOIN gd_test.two_spacings b ON b.site = a.site + 1),
+		  '{f,t}/true', 'two spacings: ST_DWithin takes the closer neighbours and leaves the farther');
+SELECT is((SELECT array_agg(c ORDER BY id) FROM (SELECT id, gpu_dbscan(g, 1000, 2) OVER (ORDER BY id) AS c FROM gd_test.two_spacings) s),
+		  (SELECT array_agg(site / 2 ORDER BY id) FROM gd_test.two_spacings),
+		  'two spacings 0.3 mm apart in the band: the closer sites together, the farther apart');
 
 SELECT * FROM finish();
 ROLLBACK;
