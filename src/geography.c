@@ -382,7 +382,7 @@ cluster_geography(const Rows *rows, const ClusterJob *job)
 		 * between them is the relation, as the outer or the inner chord is
 		 * where it takes all or none.
 		 */
-		chords.eps = left == 0 ? outer : taken == 0 ? test.inside :
+		chords.eps = left == 0 ? outer : taken == 0 && test.inside >= 0 ? test.inside :
 			longest_in + (shortest_out - longest_in) / 2;
 		core_cluster_points_nd(xyz, 3, rows->kind, nrows, rows->npoints, &chords);
 		return;
