@@ -34,6 +34,7 @@
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "storage/dsm.h"
 #include "storage/ipc.h"
 #include "utils/timestamp.h"
 
@@ -196,20 +197,29 @@ gd_memory_prepare(void)
 	gd_memory_configure(&limits);
 }
 
-/* What a charged allocation gives back when its context goes. */
-typedef struct Charged
+/* What a charged allocation gives back when its context goes, or before. */
+struct GdCharge
 {
 	MemoryContextCallback cb;
 	int64		bytes;
-} Charged;
+};
 
 static void
 refund_charged(void *arg)
 {
-	Charged    *c = (Charged *) arg;
+	GdCharge   *c = (GdCharge *) arg;
 
-	gd_memory_refund(c->bytes);
+	if (c->bytes > 0)
+		gd_memory_refund(c->bytes);
 	c->bytes = 0;
+}
+
+/* See memory_budget.h. */
+void
+gd_refund(GdCharge *c)
+{
+	if (c)
+		refund_charged(c);
 }
 
 void *
@@ -224,11 +234,18 @@ gd_alloc_charged(MemoryContext cxt, Size bytes, const char *what)
 void
 gd_charge_with(MemoryContext cxt, Size bytes, const char *what)
 {
+	(void) gd_charge(cxt, bytes, what);
+}
+
+/* See memory_budget.h. */
+GdCharge *
+gd_charge(MemoryContext cxt, Size bytes, const char *what)
+{
 	gd_error	err;
-	Charged    *c;
+	GdCharge   *c;
 
 	gd_memory_prepare();
-	c = MemoryContextAllocZero(cxt, sizeof(Charged));
+	c = MemoryContextAllocZero(cxt, sizeof(GdCharge));
 	memset(&err, 0, sizeof(err));
 	if (gd_memory_charge((int64) bytes, what, &err) != GD_OK)
 		ereport(ERROR,
@@ -239,6 +256,30 @@ gd_charge_with(MemoryContext cxt, Size bytes, const char *what)
 	c->cb.func = refund_charged;
 	c->cb.arg = c;
 	MemoryContextRegisterResetCallback(cxt, &c->cb);
+	return c;
+}
+
+static void
+refund_segment(dsm_segment *seg, Datum bytes)
+{
+	gd_memory_refund(DatumGetInt64(bytes));
+}
+
+/* See memory_budget.h. */
+void
+gd_charge_segment(dsm_segment *seg, const char *what)
+{
+	Size		bytes = dsm_segment_map_length(seg);
+	gd_error	err;
+
+	gd_memory_prepare();
+	memset(&err, 0, sizeof(err));
+	if (gd_memory_charge((int64) bytes, what, &err) != GD_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("gpu_dbscan: out of memory"),
+				 errdetail("%s", err.message)));
+	on_dsm_detach(seg, refund_segment, Int64GetDatum((int64) bytes));
 }
 
 PG_FUNCTION_INFO_V1(gpu_dbscan_memory);

@@ -24,4 +24,20 @@ extern void *gd_alloc_charged(MemoryContext cxt, Size bytes, const char *what);
  */
 extern void gd_charge_with(MemoryContext cxt, Size bytes, const char *what);
 
+/*
+ * The same charge, for memory freed before cxt goes (shared memory
+ * segments, a read's arrays): gd_refund gives it back then (at most once;
+ * cxt's end gives back what is left); NULL refunds nothing.
+ */
+typedef struct GdCharge GdCharge;
+extern GdCharge *gd_charge(MemoryContext cxt, Size bytes, const char *what);
+extern void gd_refund(GdCharge *c);
+
+/*
+ * A shared memory segment this backend made, charged as what until it is
+ * detached (an error, before the charge, leaves it to the resource owner).
+ */
+struct dsm_segment;
+extern void gd_charge_segment(struct dsm_segment *seg, const char *what);
+
 #endif							/* GPU_DBSCAN_MEMORY_BUDGET_H */

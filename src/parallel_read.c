@@ -54,6 +54,7 @@
 
 #include "gpu_worker.h"
 #include "gserialized_points.h"
+#include "memory_budget.h"
 #include "parallel_read.h"
 #include "prefault.h"
 #include "shm_room.h"
@@ -62,6 +63,9 @@ PGDLLEXPORT void gd_parallel_read_main(dsm_segment *seg, shm_toc *toc);
 
 /* Rows parallel_read_array_dims looks at for a non-NULL value. */
 #define ARRAY_DIMS_PEEK 1000
+
+/* What the read's arrays are charged as (gpu_dbscan.max_query_memory). */
+#define READ_CHARGE "the fast path's read of the table"
 
 /* Slots a participant claims at a time. */
 #define SCAN_CLAIM 4096
@@ -113,6 +117,7 @@ typedef struct ScanArrays
 	Datum	   *values[SCAN_MAX_COLUMNS];
 	bool	   *isnull[SCAN_MAX_COLUMNS];
 	ScanRun    *runs;
+	GdCharge   *charge;			/* palloc'd: its charge (a segment's goes with it) */
 } ScanArrays;
 
 /* Lays the arrays out from base (NULL: only counts); returns the bytes they take. */
@@ -547,16 +552,21 @@ release_shared(void *p, Size len)
 
 /*
  * Memory for arrays of bytes: a segment shared with the GPU worker when
- * asked for and one can be made (*seg), else palloc'd (*seg NULL).
+ * asked for and one can be made (*seg), else palloc'd (*seg NULL, its
+ * charge *charge); charged to the query's memory either way.
  */
 static char *
-alloc_arrays(Size bytes, bool share, dsm_segment **seg)
+alloc_arrays(Size bytes, bool share, dsm_segment **seg, GdCharge **charge)
 {
 	char	   *base = share ? gd_gpu_worker_alloc(bytes, seg) : NULL;
 
-	if (base == NULL)
+	*charge = NULL;
+	if (base != NULL)
+		gd_charge_segment(*seg, READ_CHARGE);
+	else
 	{
 		*seg = NULL;
+		*charge = gd_charge(CurrentMemoryContext, bytes, READ_CHARGE);
 		base = MemoryContextAllocHuge(CurrentMemoryContext, bytes);
 	}
 	return base;
@@ -641,15 +651,17 @@ gather_runs(const ScanShared *sh, const ScanArrays *a, const ScanRun *runs, uint
 			int64 nrows, bool shared, bool share_with_gpu, ScanArrays *to)
 {
 	dsm_segment *seg;
+	GdCharge   *charge;
 	ScanShared	dst = *sh;
 	char	   *base;
 
 	dst.capacity = Max(nrows, 1);
 	dst.runs_capacity = 0;
 	memset(to, 0, sizeof(*to));
-	base = alloc_arrays(layout_arrays(&dst, NULL, to), share_with_gpu, &seg);
+	base = alloc_arrays(layout_arrays(&dst, NULL, to), share_with_gpu, &seg, &charge);
 	layout_arrays(&dst, base, to);
 	to->segment = seg;
+	to->charge = charge;
 	gather_runs_into(sh, a, runs, nruns, nrows, shared, to);
 }
 
@@ -661,6 +673,7 @@ take_arrays(ScanResult *res, const ScanArrays *a, const ScanShared *sh)
 	int			c;
 
 	res->segment = a->segment;
+	res->charge = a->charge;
 	res->kind = a->kind;
 	res->read_array = sh->read_array;
 	res->geography = sh->geography;
@@ -682,8 +695,12 @@ free_arrays(ScanResult *res)
 	if (res->segment)
 		dsm_detach(res->segment);
 	else if (res->kind)
+	{
 		pfree(res->kind);		/* the start of the one allocation */
+		gd_refund(res->charge);
+	}
 	res->segment = NULL;
+	res->charge = NULL;
 }
 
 /*
@@ -724,12 +741,14 @@ read_serial(Relation rel, const ScanRequest *req, uint64 capacity, uint64 runs_c
 	TableScanDesc scan;
 	char	   *base;
 	dsm_segment *seg;
+	GdCharge   *charge;
 
 	init_shared(&sh, req, capacity, runs_capacity);
 	memset(&a, 0, sizeof(a));
-	base = alloc_arrays(layout_arrays(&sh, NULL, &a), req->share_with_gpu, &seg);
+	base = alloc_arrays(layout_arrays(&sh, NULL, &a), req->share_with_gpu, &seg, &charge);
 	layout_arrays(&sh, base, &a);
 	a.segment = seg;
+	a.charge = charge;
 	/* no synchronized scan: the rows come from block 0 on */
 	scan = table_beginscan_strat(rel, req->snapshot, 0, NULL, true, false);
 	scan_rows(&sh, &a, rel, scan, req->quals, req->geom_expr);
@@ -747,7 +766,10 @@ read_serial(Relation rel, const ScanRequest *req, uint64 capacity, uint64 runs_c
 		if (seg)
 			dsm_detach(seg);
 		else
+		{
 			pfree(base);
+			gd_refund(charge);
+		}
 	}
 }
 
@@ -783,6 +805,7 @@ read_parallel(Relation rel, const ScanRequest *req, uint64 capacity, uint64 runs
 	init_shared(sh, req, capacity, runs_capacity);
 	memset(&a, 0, sizeof(a));
 	data = dsm_create(layout_arrays(sh, NULL, &a), 0);
+	gd_charge_segment(data, READ_CHARGE);
 	layout_arrays(sh, dsm_segment_address(data), &a);
 	a.segment = data;
 	if (req->share_with_gpu)
@@ -933,6 +956,8 @@ parallel_read_shared_init(const ScanRequest *req, void *space)
 	bytes = layout_arrays(sh, NULL, &a);
 	if (shm_has_room(bytes))
 		data = dsm_create(bytes, DSM_CREATE_NULL_IF_MAXSEGMENTS);
+	if (data)
+		gd_charge_segment(data, READ_CHARGE);
 	sh->data_handle = data ? dsm_segment_handle(data) : DSM_HANDLE_INVALID;
 	table_parallelscan_initialize(rel, pscan, req->snapshot);
 	pscan->phs_syncscan = false;	/* the rows come from block 0 on */

@@ -98,6 +98,7 @@ typedef struct ScanResult
 	int			passes;			/* 2 when the estimate was short and the scan ran again */
 	dsm_segment *segment;		/* holds the arrays (workers ran, or share_with_gpu); NULL:
 								 * palloc'd */
+	struct GdCharge *charge;	/* the palloc'd arrays' charge (memory_budget.h) */
 	bool		share_with_gpu; /* the request's (scan_rows_build's copies too) */
 } ScanResult;
 

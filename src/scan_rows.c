@@ -12,6 +12,7 @@
 
 #include "gpu_worker.h"
 #include "gserialized_points.h"
+#include "memory_budget.h"
 #include "prefault.h"
 #include "scan_rows.h"
 
@@ -215,7 +216,10 @@ scan_rows_build(Rows *rows, RowsFns *fns, const ScanResult *res, const uint32 *s
 	else
 	{
 		/* a big partition's copy where the GPU worker reads it in place */
-		char	   *shared = res->share_with_gpu && n >= SHARE_MIN_ROWS ?
+		char	   *shared;
+
+		gd_charge_with(rows->cxt, n * (dims * sizeof(double) + sizeof(uint8)), "a partition's rows");
+		shared = res->share_with_gpu && n >= SHARE_MIN_ROWS ?
 			gd_gpu_worker_alloc_in(rows->cxt, n * (dims * sizeof(double) + sizeof(uint8))) : NULL;
 
 		for (d = 0; d < dims; d++)

@@ -27,6 +27,7 @@
 #include "core_call.h"
 #include "gpu_worker.h"
 #include "last_run.h"
+#include "memory_budget.h"
 #include "parallel_read.h"
 #include "shm_room.h"
 #include "window_scan_state.h"
@@ -333,7 +334,10 @@ initialize_window_scan(CustomScanState *node, ParallelContext *pcxt, void *coord
 	if (st->data_seg && shm_has_room(bytes))
 		st->out_seg = dsm_create(bytes, DSM_CREATE_NULL_IF_MAXSEGMENTS);
 	if (st->out_seg)
+	{
+		gd_charge_segment(st->out_seg, "the fast path's order and ids");
 		ws->out_handle = dsm_segment_handle(st->out_seg);
+	}
 	else if (st->data_seg)
 	{
 		parallel_read_shared_forget(read_space(ws));
@@ -345,7 +349,10 @@ initialize_window_scan(CustomScanState *node, ParallelContext *pcxt, void *coord
 	if (st->out_seg && shm_has_room(dsm_segment_map_length(st->data_seg)))
 		st->copy_seg = dsm_create(dsm_segment_map_length(st->data_seg), DSM_CREATE_NULL_IF_MAXSEGMENTS);
 	if (st->copy_seg)
+	{
+		gd_charge_segment(st->copy_seg, "the fast path's read of the table");
 		ws->copy_handle = dsm_segment_handle(st->copy_seg);
+	}
 }
 
 static void

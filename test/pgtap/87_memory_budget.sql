@@ -1,8 +1,8 @@
 -- 87_memory_budget: the host memory limits (src/memory_budget.c,
 -- core/memory_ledger.hpp).  gpu_dbscan.max_query_memory (superuser)
--- bounds what one query holds: a sweep's rows x values ids and a pair list
--- past it end in a clean out-of-memory error naming it, with nothing left
--- charged.  gpu_dbscan.max_total_memory (SIGHUP) bounds all sessions
+-- bounds what one query holds: a sweep's rows x values ids, a pair list and
+-- the fast paths' read of a table past it end in a clean out-of-memory
+-- error naming it, with nothing left charged.  gpu_dbscan.max_total_memory (SIGHUP) bounds all sessions
 -- together: with a low total, a dblink session holds a sweep's ids while a
 -- second one asks for as much: the second gets the clean error, the first
 -- finishes, nothing stays charged, and the server was not restarted (the
@@ -18,9 +18,10 @@ DROP TABLE IF EXISTS public.gd_test_budget;
 CREATE UNLOGGED TABLE public.gd_test_budget AS
 	SELECT i AS id, ST_MakePoint(random() * 1000, random() * 1000) AS geom FROM generate_series(1, 160000) i;
 \ir lib/prelude.sql
+\ir lib/fast_path.sql
 CREATE EXTENSION IF NOT EXISTS dblink;
 
-SELECT plan(22);
+SELECT plan(28);
 
 SELECT pid AS checkpointer FROM pg_stat_activity WHERE backend_type = 'checkpointer' \gset
 
@@ -55,6 +56,25 @@ SELECT matches(gd_test.error_of($$SELECT max(c) FROM (SELECT gpu_dbscan(geom, 1,
 			   '^53200 gpu_dbscan: out of memory: candidate pairs .*past gpu_dbscan\.max_query_memory',
 			   'and 4.5 million candidate pairs of 3,000 overlapping boxes');
 SELECT is((SELECT session_bytes FROM gpu_dbscan_memory()), 0::bigint, 'nothing stays charged after the errors');
+-- the fast paths' read: 160,000 rows' arrays (kind, coordinates, SRIDs, TIDs)
+SELECT matches(gd_test.error_of($$SELECT max(c) FROM (SELECT gpu_dbscan(geom, 1, 4) OVER () c FROM public.gd_test_budget) s$$),
+			   '^53200 gpu_dbscan: out of memory: the fast path''s read of the table \([0-9]+ MB\) .*past gpu_dbscan\.max_query_memory \(2 MB\)',
+			   'the window''s fast path: the read of 160,000 rows past max_query_memory, out of memory naming it');
+SELECT matches(gd_test.error_of($$SELECT cardinality(gpu_dbscan_agg(geom, 1, 4)) FROM public.gd_test_budget$$),
+			   '^53200 gpu_dbscan: out of memory: the fast path''s read of the table .*past gpu_dbscan\.max_query_memory',
+			   'so does the aggregates'' fast path');
+SELECT gd_test.use_partial_path();
+SELECT matches(gd_test.error_of($$SELECT c, count(*) FROM (SELECT gpu_dbscan(geom, 1, 4) OVER () c FROM public.gd_test_budget) s GROUP BY c$$),
+			   '^53200 gpu_dbscan: out of memory: the fast path''s read of the table .*past gpu_dbscan\.max_query_memory',
+			   'and the partial path''s shared read');
+SELECT is((SELECT session_bytes FROM gpu_dbscan_memory()), 0::bigint, 'nothing stays charged after them');
+SET gpu_dbscan.max_query_memory = '64MB';
+SELECT is(gd_test.error_of($$SELECT c, count(*) FROM (SELECT gpu_dbscan(geom, 1, 4) OVER () c FROM public.gd_test_budget) s GROUP BY c$$), NULL,
+		  'the partial path runs under a higher limit');
+SELECT is(gd_test.fast_diff('SELECT id, gpu_dbscan(geom, 1, 4) OVER (ORDER BY id) AS c FROM public.gd_test_budget', 2), NULL,
+		  'and the window''s fast path, two workers: the WindowAgg''s ids');
+RESET max_parallel_workers_per_gather;
+RESET gpu_dbscan.scan_workers;
 SET gpu_dbscan.max_query_memory = '8MB';
 SELECT is(gd_test.error_of($$SELECT max(c[1]) FROM (SELECT gpu_dbscan_sweep(geom, 1, '{2,3}') OVER () c FROM pts) s$$), NULL,
 		  'a sweep within the limit runs');
