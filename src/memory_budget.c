@@ -237,21 +237,28 @@ gd_charge_with(MemoryContext cxt, Size bytes, const char *what)
 	(void) gd_charge(cxt, bytes, what);
 }
 
-/* See memory_budget.h. */
-GdCharge *
-gd_charge(MemoryContext cxt, Size bytes, const char *what)
+/* Charges bytes to the ledger as what; past a limit, the error naming it. */
+static void
+charge_or_raise(Size bytes, const char *what)
 {
 	gd_error	err;
-	GdCharge   *c;
 
 	gd_memory_prepare();
-	c = MemoryContextAllocZero(cxt, sizeof(GdCharge));
 	memset(&err, 0, sizeof(err));
 	if (gd_memory_charge((int64) bytes, what, &err) != GD_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_OUT_OF_MEMORY),
 				 errmsg("gpu_dbscan: out of memory"),
 				 errdetail("%s", err.message)));
+}
+
+/* See memory_budget.h. */
+GdCharge *
+gd_charge(MemoryContext cxt, Size bytes, const char *what)
+{
+	GdCharge   *c = MemoryContextAllocZero(cxt, sizeof(GdCharge));
+
+	charge_or_raise(bytes, what);
 	c->bytes = (int64) bytes;
 	c->cb.func = refund_charged;
 	c->cb.arg = c;
@@ -270,15 +277,8 @@ void
 gd_charge_segment(dsm_segment *seg, const char *what)
 {
 	Size		bytes = dsm_segment_map_length(seg);
-	gd_error	err;
 
-	gd_memory_prepare();
-	memset(&err, 0, sizeof(err));
-	if (gd_memory_charge((int64) bytes, what, &err) != GD_OK)
-		ereport(ERROR,
-				(errcode(ERRCODE_OUT_OF_MEMORY),
-				 errmsg("gpu_dbscan: out of memory"),
-				 errdetail("%s", err.message)));
+	charge_or_raise(bytes, what);
 	on_dsm_detach(seg, refund_segment, Int64GetDatum((int64) bytes));
 }
 
