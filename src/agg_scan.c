@@ -369,7 +369,7 @@ consider_agg_scan(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_
 	cpath->path.pathkeys = parse->groupClause != NIL ? root->group_pathkeys : NIL;
 	cpath->flags = 0;
 	cpath->custom_private = scan_private(rte->relid, at.geom_attno, at.geom_type, nworkers,
-										 columns, keys, quals);
+										 columns, keys, quals, input_rel->rows);
 	cpath->custom_private = lappend(cpath->custom_private, makeInteger(ngroupkeys));
 	cpath->custom_private = lappend(cpath->custom_private, makeInteger((int) at.relid));
 	cpath->custom_private = lappend(cpath->custom_private, at.aggrefs);

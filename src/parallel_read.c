@@ -3,7 +3,8 @@
  * memory (see parallel_read.h).
  *
  * The leader sizes the arrays from the relation's size estimate
- * (estimate_rel_size, what the planner uses), creates one DSM segment for
+ * (estimate_rel_size, what the planner uses; with quals, from twice the
+ * planner's estimate of the rows they keep where that is fewer), creates one DSM segment for
  * them beside the ParallelContext's own (so that they outlive the parallel
  * context: the leader leaves parallel mode before it emits rows, and a query
  * above it may write), launches the workers and scans with them, as
@@ -457,19 +458,26 @@ heap_order(const ScanRun *runs, uint64 nruns, int64 nrows)
 }
 
 /*
- * Slots for the rows the relation holds by the planner's estimate, with room
- * to spare: each of up to participants processes may end its read with
- * most of a claim unused, so a close estimate needs that much more.
+ * Slots for the rows the read keeps by the planner's estimates, with room to
+ * spare: the relation's rows, or with quals twice the planner's estimate of
+ * the rows they keep where that is fewer (a short guess costs a second
+ * scan, not a wrong answer); and each of up to participants processes may
+ * end its read with most of a claim unused, so a close estimate needs that
+ * much more.
  */
 static uint64
-estimated_rows(Relation rel, int participants)
+estimated_rows(Relation rel, const ScanRequest *req, int participants)
 {
 	BlockNumber pages;
 	double		tuples;
 	double		allvisfrac;
+	double		rows;
 
 	estimate_rel_size(rel, NULL, &pages, &tuples, &allvisfrac);
-	return (uint64) (tuples * 1.05) + 1024 + (uint64) participants * SCAN_CLAIM;
+	rows = tuples * 1.05;
+	if (req->quals != NIL && req->est_rows > 0)
+		rows = Min(rows, 2 * req->est_rows);
+	return (uint64) rows + 1024 + (uint64) participants * SCAN_CLAIM;
 }
 
 /* See parallel_read.h. */
@@ -875,7 +883,7 @@ parallel_read(const ScanRequest *req, ScanResult *res)
 	bool		workers = req->nworkers > 0 && !IsParallelWorker() && IsUnderPostmaster &&
 		max_parallel_workers > 0;
 	int			participants = (workers ? req->nworkers : 0) + 1;
-	uint64		capacity = estimated_rows(rel, participants);
+	uint64		capacity = estimated_rows(rel, req, participants);
 	uint64		runs_capacity;
 	PassResult	pass;
 
@@ -947,7 +955,7 @@ parallel_read_shared_init(const ScanRequest *req, void *space)
 	Relation	rel = table_open(req->relid, AccessShareLock);
 	ScanShared *sh = space_shared(space);
 	ParallelTableScanDesc pscan = space_pscan(space);
-	uint64		capacity = estimated_rows(rel, max_worker_processes + 1);
+	uint64		capacity = estimated_rows(rel, req, max_worker_processes + 1);
 	ScanArrays	a;
 	Size		bytes;
 	dsm_segment *data = NULL;

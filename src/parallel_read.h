@@ -55,6 +55,7 @@ typedef struct ScanRequest
 	int			ncolumns;		/* by-value columns of at most 8 bytes */
 	AttrNumber	columns[SCAN_MAX_COLUMNS];
 	List	   *quals;			/* implicitly ANDed, over the relation's columns */
+	double		est_rows;		/* the planner's estimate of the rows they keep (0: none) */
 	int			nworkers;		/* parallel workers to ask for (0: the leader alone) */
 	bool		need_tids;		/* every row's TID (ctid), not only those fetched again */
 	bool		read_z;			/* POINT Z: each point's Z too (a point without one, or

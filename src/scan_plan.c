@@ -222,12 +222,14 @@ scan_quals(RelOptInfo *input_rel, List **quals)
 
 List *
 scan_private(Oid relid, AttrNumber geom_attno, Oid geom_type, int nworkers, List *columns,
-			 List *keys, List *quals)
+			 List *keys, List *quals, double rows)
 {
 	List	   *priv = list_make5(makeInteger((int) relid), makeInteger(geom_attno),
 								  makeInteger((int) geom_type), makeInteger(nworkers), columns);
 
-	return lappend(lappend(priv, keys), quals);
+	priv = lappend(lappend(priv, keys), quals);
+	/* with a decimal point: read back as a Float where the plan is copied as text (workers) */
+	return lappend(priv, makeFloat(psprintf("%.1f", rows)));
 }
 
 List *
@@ -273,6 +275,8 @@ scan_request(ScanRequest *req, List *priv, EState *estate, int eflags)
 	req->geom_attno = (AttrNumber) intVal(list_nth(priv, SP_GEOM_ATTNO));
 	req->nworkers = intVal(list_nth(priv, SP_NWORKERS));
 	req->quals = (List *) list_nth(priv, SP_QUALS);
+	req->est_rows = IsA(list_nth(priv, SP_ROWS), Integer) ? intVal(list_nth(priv, SP_ROWS)) :
+		floatVal(list_nth(priv, SP_ROWS));
 	req->snapshot = estate->es_snapshot;
 	/*
 	 * float8[] points: the count of the table's first array (a look at the

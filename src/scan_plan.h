@@ -33,12 +33,13 @@ typedef enum ScanPlanField
 	SP_COLUMNS,					/* attnos of the carried by-value columns */
 	SP_KEYS,					/* per key: column index, type, descending, nulls first */
 	SP_QUALS,					/* over the relation (varno 1 in the plan) */
+	SP_ROWS,					/* the planner's estimate of the rows the quals keep */
 	SP_NCOMMON
 } ScanPlanField;
 
 /* The common fields, as a list to append the node's own to. */
 extern List *scan_private(Oid relid, AttrNumber geom_attno, Oid geom_type, int nworkers,
-						  List *columns, List *keys, List *quals);
+						  List *columns, List *keys, List *quals, double rows);
 
 /*
  * The scan tuple: a Var of range table entry varno per carried column of

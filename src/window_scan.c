@@ -336,7 +336,8 @@ consider_window_scan(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *windo
 	cpath->path.pathkeys = root->window_pathkeys;
 	cpath->flags = 0;
 	cpath->custom_private = scan_private(rte->relid, ts.geom_attno, ts.geom_type,
-										 cpath->path.parallel_workers, ts.columns, keys, quals);
+										 cpath->path.parallel_workers, ts.columns, keys, quals,
+										 input_rel->rows);
 	cpath->custom_private = lappend(cpath->custom_private, makeInteger(npartkeys));
 	cpath->custom_private = lappend(cpath->custom_private, ts.geom_expr);
 	/* the window functions, for the plan's scan tuple */

@@ -17,11 +17,12 @@ CREATE EXTENSION IF NOT EXISTS gpu_dbscan CASCADE;
 DROP TABLE IF EXISTS public.gd_test_budget;
 CREATE UNLOGGED TABLE public.gd_test_budget AS
 	SELECT i AS id, ST_MakePoint(random() * 1000, random() * 1000) AS geom FROM generate_series(1, 160000) i;
+ANALYZE public.gd_test_budget;
 \ir lib/prelude.sql
 \ir lib/fast_path.sql
 CREATE EXTENSION IF NOT EXISTS dblink;
 
-SELECT plan(28);
+SELECT plan(32);
 
 SELECT pid AS checkpointer FROM pg_stat_activity WHERE backend_type = 'checkpointer' \gset
 
@@ -68,6 +69,22 @@ SELECT matches(gd_test.error_of($$SELECT c, count(*) FROM (SELECT gpu_dbscan(geo
 			   '^53200 gpu_dbscan: out of memory: the fast path''s read of the table .*past gpu_dbscan\.max_query_memory',
 			   'and the partial path''s shared read');
 SELECT is((SELECT session_bytes FROM gpu_dbscan_memory()), 0::bigint, 'nothing stays charged after them');
+-- a WHERE clause: the read is sized for twice the rows the planner expects it to keep
+SELECT gd_test.use_fast_path(true, 2);
+SELECT is(gd_test.error_of($$SELECT max(c) FROM (SELECT gpu_dbscan(geom, 1, 4) OVER () c FROM public.gd_test_budget WHERE id <= 2000) s$$), NULL,
+		  'a WHERE clause keeping 2,000 of the 160,000 rows: the read fits in 2 MB');
+SELECT is(gd_test.error_of($$SELECT cardinality(gpu_dbscan_agg(geom, 1, 4)) FROM public.gd_test_budget WHERE id <= 2000$$), NULL,
+		  'and the aggregates'' read');
+RESET gpu_dbscan.max_query_memory;
+-- a guess short of what the clause keeps (the planner's default selectivity
+-- of an expression, 0.5%, for a third of the rows): read again, the same rows
+SELECT is(gd_test.fast_diff('SELECT id, gpu_dbscan(geom, 1, 4) OVER (ORDER BY id) AS c FROM public.gd_test_budget WHERE id % 3 = 0', 2), NULL,
+		  'a WHERE clause keeping far more than the planner thinks: the WindowAgg''s ids');
+SELECT gd_test.use_fast_path(true, 2);
+SELECT is((SELECT jsonb_path_query_first(j, 'lax $.**."Read Passes"')::int
+		   FROM gd_test.explain_json('SELECT max(c) FROM (SELECT gpu_dbscan(geom, 1, 4) OVER () c FROM public.gd_test_budget WHERE id % 3 = 0) s') j),
+		  2, 'read in two passes');
+SET gpu_dbscan.max_query_memory = '2MB';
 SET gpu_dbscan.max_query_memory = '64MB';
 SELECT is(gd_test.error_of($$SELECT c, count(*) FROM (SELECT gpu_dbscan(geom, 1, 4) OVER () c FROM public.gd_test_budget) s GROUP BY c$$), NULL,
 		  'the partial path runs under a higher limit');
