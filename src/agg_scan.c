@@ -508,7 +508,7 @@ begin_agg_scan(CustomScanState *node, EState *estate, int eflags)
 			elog(ERROR, "gpu_dbscan: an aggregate the node does not serve");
 		a->kind = aggregates[which].kind;
 		a->fn = aggregates[which].name;
-		/* the planner took the node's aggregates all 2D, all POINT Z or all float8[] */
+		/* the planner took the node's aggregates all of one input (2D, POINT Z, float8[], geography) */
 		st->scan.req.read_z = aggregates[which].point_z;
 		a->eps = castNode(Const, lsecond_node(TargetEntry, ag->args)->expr);
 		a->minpoints = castNode(Const, lthird_node(TargetEntry, ag->args)->expr);

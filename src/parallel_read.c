@@ -65,9 +65,6 @@ PGDLLEXPORT void gd_parallel_read_main(dsm_segment *seg, shm_toc *toc);
 /* Rows parallel_read_array_dims looks at for a non-NULL value. */
 #define ARRAY_DIMS_PEEK 1000
 
-/* What the read's arrays are charged as (gpu_dbscan.max_query_memory). */
-#define READ_CHARGE "the fast path's read of the table"
-
 /* Slots a participant claims at a time. */
 #define SCAN_CLAIM 4096
 
@@ -570,11 +567,11 @@ alloc_arrays(Size bytes, bool share, dsm_segment **seg, GdCharge **charge)
 
 	*charge = NULL;
 	if (base != NULL)
-		gd_charge_segment(*seg, READ_CHARGE);
+		gd_charge_segment(*seg, SCAN_READ_CHARGE);
 	else
 	{
 		*seg = NULL;
-		*charge = gd_charge(CurrentMemoryContext, bytes, READ_CHARGE);
+		*charge = gd_charge(CurrentMemoryContext, bytes, SCAN_READ_CHARGE);
 		base = MemoryContextAllocHuge(CurrentMemoryContext, bytes);
 	}
 	return base;
@@ -813,7 +810,7 @@ read_parallel(Relation rel, const ScanRequest *req, uint64 capacity, uint64 runs
 	init_shared(sh, req, capacity, runs_capacity);
 	memset(&a, 0, sizeof(a));
 	data = dsm_create(layout_arrays(sh, NULL, &a), 0);
-	gd_charge_segment(data, READ_CHARGE);
+	gd_charge_segment(data, SCAN_READ_CHARGE);
 	layout_arrays(sh, dsm_segment_address(data), &a);
 	a.segment = data;
 	if (req->share_with_gpu)
@@ -965,7 +962,7 @@ parallel_read_shared_init(const ScanRequest *req, void *space)
 	if (shm_has_room(bytes))
 		data = dsm_create(bytes, DSM_CREATE_NULL_IF_MAXSEGMENTS);
 	if (data)
-		gd_charge_segment(data, READ_CHARGE);
+		gd_charge_segment(data, SCAN_READ_CHARGE);
 	sh->data_handle = data ? dsm_segment_handle(data) : DSM_HANDLE_INVALID;
 	table_parallelscan_initialize(rel, pscan, req->snapshot);
 	pscan->phs_syncscan = false;	/* the rows come from block 0 on */

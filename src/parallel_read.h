@@ -43,6 +43,9 @@
 #define SCAN_ROW_BAD 0x80
 #define SCAN_ROW_FLAGS (SCAN_ROW_SRID | SCAN_ROW_BAD)
 
+/* What the read's arrays are charged as (gpu_dbscan.max_query_memory). */
+#define SCAN_READ_CHARGE "the fast path's read of the table"
+
 /* At most this many by-value columns travel with the points. */
 #define SCAN_MAX_COLUMNS 16
 

@@ -228,8 +228,8 @@ scan_private(Oid relid, AttrNumber geom_attno, Oid geom_type, int nworkers, List
 								  makeInteger((int) geom_type), makeInteger(nworkers), columns);
 
 	priv = lappend(lappend(priv, keys), quals);
-	/* with a decimal point: read back as a Float where the plan is copied as text (workers) */
-	return lappend(priv, makeFloat(psprintf("%.1f", rows)));
+	/* the read holds at most PG_UINT32_MAX - 1 rows: an int is room enough */
+	return lappend(priv, makeInteger((int) Min(rows, (double) PG_INT32_MAX)));
 }
 
 List *
@@ -275,8 +275,7 @@ scan_request(ScanRequest *req, List *priv, EState *estate, int eflags)
 	req->geom_attno = (AttrNumber) intVal(list_nth(priv, SP_GEOM_ATTNO));
 	req->nworkers = intVal(list_nth(priv, SP_NWORKERS));
 	req->quals = (List *) list_nth(priv, SP_QUALS);
-	req->est_rows = IsA(list_nth(priv, SP_ROWS), Integer) ? intVal(list_nth(priv, SP_ROWS)) :
-		floatVal(list_nth(priv, SP_ROWS));
+	req->est_rows = intVal(list_nth(priv, SP_ROWS));
 	req->snapshot = estate->es_snapshot;
 	/*
 	 * float8[] points: the count of the table's first array (a look at the

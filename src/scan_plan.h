@@ -33,7 +33,8 @@ typedef enum ScanPlanField
 	SP_COLUMNS,					/* attnos of the carried by-value columns */
 	SP_KEYS,					/* per key: column index, type, descending, nulls first */
 	SP_QUALS,					/* over the relation (varno 1 in the plan) */
-	SP_ROWS,					/* the planner's estimate of the rows the quals keep */
+	SP_ROWS,					/* the planner's estimate of the rows the quals keep
+								 * (at most PG_INT32_MAX) */
 	SP_NCOMMON
 } ScanPlanField;
 

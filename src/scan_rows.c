@@ -62,6 +62,25 @@ scan_fetch_value(ScanFetch *f, const ItemPointerData *tid)
 	return PointerGetDatum(PG_DETOAST_DATUM_COPY(value));
 }
 
+/* Whether the read's rows must be points or EMPTY (POINT Z, geography). */
+static inline bool
+scan_points_only(const ScanResult *res)
+{
+	return res->geography || (!res->read_array && res->ncoords == 3);
+}
+
+/* The checks rows_add makes of a decoded value of the read's input kind. */
+static void
+scan_check_value(const ScanResult *res, SridCheck *srids, int64 row, const GeomInfo *g)
+{
+	if (res->geography)
+		rows_check_geography(srids, row, g);
+	else if (res->ncoords == 3)
+		rows_check_point_z(srids, row, g);
+	else
+		rows_check_geometry(srids, row, g);
+}
+
 /* rows_add's checks of one row (see scan_rows.h). */
 void
 scan_check_row(ScanFetch *f, const ScanResult *res, RowsFns *fns, SridCheck *srids,
@@ -91,47 +110,29 @@ scan_check_row(ScanFetch *f, const ScanResult *res, RowsFns *fns, SridCheck *sri
 		pfree(DatumGetPointer(value));	/* a group's every row may come here */
 		return;
 	}
+	/*
+	 * A value marked bad, or a non-point where only points may be (POINT Z,
+	 * geography), gets its checks again from the value itself; any other row
+	 * the checks of what the read found.
+	 */
 	memset(&g, 0, sizeof(g));
-	if (res->geography)
+	if ((kind & SCAN_ROW_BAD) ||
+		(scan_points_only(res) && (kind & SCAN_ROW_KIND_MASK) == GEOM_OTHER))
 	{
-		/* a value marked bad, or not a point, gets its checks again */
-		if ((kind & SCAN_ROW_BAD) || (kind & SCAN_ROW_KIND_MASK) == GEOM_OTHER)
-		{
-			gserialized_decode_geography(scan_fetch_value(f, &res->tid[slot]), &g);
-			rows_check_geography(srids, row, &g);
-			elog(ERROR, "gpu_dbscan: a row of the fast path changed between reads");
-		}
-		g.kind = (GeomKind) (kind & SCAN_ROW_KIND_MASK);
-		g.finite = true;
-		g.srid = scan_row_srid(res, slot);
-		rows_check_geography(srids, row, &g);
-		return;
-	}
-	if (res->ncoords == 3)
-	{
-		/* POINT Z: a value marked bad, or not a point, gets its checks again */
-		if ((kind & SCAN_ROW_BAD) || (kind & SCAN_ROW_KIND_MASK) == GEOM_OTHER)
-		{
-			gserialized_decode(scan_fetch_value(f, &res->tid[slot]), NULL, &g);
-			rows_check_point_z(srids, row, &g);
-			elog(ERROR, "gpu_dbscan: a row of the fast path changed between reads");
-		}
-		g.kind = (GeomKind) (kind & SCAN_ROW_KIND_MASK);
-		g.has_z = true;
-		g.finite = true;
-		g.srid = scan_row_srid(res, slot);
-		rows_check_point_z(srids, row, &g);
-		return;
-	}
-	if (kind & SCAN_ROW_BAD)
-	{
-		gserialized_decode(scan_fetch_value(f, &res->tid[slot]), &fns->geometry, &g);
-		rows_check_geometry(srids, row, &g);
+		Datum		value = scan_fetch_value(f, &res->tid[slot]);
+
+		if (res->geography)
+			gserialized_decode_geography(value, &g);
+		else
+			gserialized_decode(value, res->ncoords == 3 ? NULL : &fns->geometry, &g);
+		scan_check_value(res, srids, row, &g);
 		elog(ERROR, "gpu_dbscan: a row of the fast path changed between reads");
 	}
+	g.kind = (GeomKind) (kind & SCAN_ROW_KIND_MASK);
+	g.has_z = true;				/* POINT Z: the read kept it */
 	g.finite = true;
 	g.srid = scan_row_srid(res, slot);
-	rows_check_geometry(srids, row, &g);
+	scan_check_value(res, srids, row, &g);
 }
 
 /*
@@ -177,7 +178,7 @@ scan_rows_build(Rows *rows, RowsFns *fns, const ScanResult *res, const uint32 *s
 	int64		nflagged = 0;
 	int64		p;
 	bool		point_z = !res->read_array && !res->geography && res->ncoords == 3;
-	bool		points_only = point_z || res->geography;	/* any other row an error */
+	bool		points_only = scan_points_only(res);	/* any other row an error */
 	double	   *const *src = res->coord;	/* the read's coordinates */
 	int			dims = res->ncoords;
 	int			d;
@@ -216,11 +217,12 @@ scan_rows_build(Rows *rows, RowsFns *fns, const ScanResult *res, const uint32 *s
 	else
 	{
 		/* a big partition's copy where the GPU worker reads it in place */
+		Size		bytes = n * (dims * sizeof(double) + sizeof(uint8));
 		char	   *shared;
 
-		gd_charge_with(rows->cxt, n * (dims * sizeof(double) + sizeof(uint8)), "a partition's rows");
+		gd_charge_with(rows->cxt, bytes, "a partition's rows");
 		shared = res->share_with_gpu && n >= SHARE_MIN_ROWS ?
-			gd_gpu_worker_alloc_in(rows->cxt, n * (dims * sizeof(double) + sizeof(uint8))) : NULL;
+			gd_gpu_worker_alloc_in(rows->cxt, bytes) : NULL;
 
 		for (d = 0; d < dims; d++)
 		{

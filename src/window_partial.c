@@ -350,7 +350,7 @@ initialize_window_scan(CustomScanState *node, ParallelContext *pcxt, void *coord
 		st->copy_seg = dsm_create(dsm_segment_map_length(st->data_seg), DSM_CREATE_NULL_IF_MAXSEGMENTS);
 	if (st->copy_seg)
 	{
-		gd_charge_segment(st->copy_seg, "the fast path's read of the table");
+		gd_charge_segment(st->copy_seg, SCAN_READ_CHARGE);
 		ws->copy_handle = dsm_segment_handle(st->copy_seg);
 	}
 }
